@@ -1,0 +1,1 @@
+"""METEOR grader kit: runs the exercise's tests against a submission and reports."""

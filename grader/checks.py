@@ -1,0 +1,88 @@
+"""How the tests judge a returned value. Trusted side only; shipped to the browser too."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from decimal import Decimal
+
+DECIMALS = 3
+HALF_STEP = 0.5 * 10**-DECIMALS
+# Two correct implementations may compute the unrounded score in a different order;
+# this slack lets either side of a near-tie pass without letting a wrong digit through.
+FLOAT_SLACK = 1e-9
+
+
+class WrongAnswer(AssertionError):
+    """A test's verdict: the submission returned something other than the right answer."""
+
+
+class Opaque:
+    """A returned value that was not plain data; only its type's name crossed the sandbox."""
+
+    def __init__(self, type_name: str):
+        self.type_name = type_name
+
+    def __repr__(self) -> str:
+        return f"<{self.type_name} object>"
+
+
+def describe(value: object) -> str:
+    text = repr(value) if type(value) in (str, int, float, bool, type(None)) else object.__repr__(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def to_real(got: object) -> float:
+    """The plain float behind a result, or WrongAnswer saying what type came back."""
+    kind = type(got)
+    if kind is Opaque:
+        raise WrongAnswer(f"meteor_score returned {got.type_name}; it must return a float")
+    if kind is bool or got is None or kind is str:
+        raise WrongAnswer(f"meteor_score returned {kind.__name__} {describe(got)}; it must return a float")
+    if isinstance(got, float):
+        value = float.__float__(got)  # drops any subclass and its overridden operators
+    elif isinstance(got, int):
+        value = float(int.__index__(got))
+    elif kind in (Fraction, Decimal):
+        value = float(got)
+    else:
+        raise WrongAnswer(f"meteor_score returned {kind.__module__}.{kind.__qualname__}; it must return a float")
+    if math.isnan(value) or math.isinf(value):
+        raise WrongAnswer(f"meteor_score returned {value}; the score is always a number between 0 and 1")
+    return value
+
+
+def is_rounded(value: float) -> bool:
+    scaled = value * 10**DECIMALS
+    return abs(scaled - round(scaled)) < 1e-6
+
+
+def correct_roundings(exact: float) -> list[float]:
+    """Every 3-decimal value that is a correct rounding of `exact` (two at a tie)."""
+    scaled = exact * 10**DECIMALS
+    low, high = math.floor(scaled), math.ceil(scaled)
+    options = {n / 10**DECIMALS for n in (low, high)}
+    return sorted(v for v in options if abs(v - exact) <= HALF_STEP + FLOAT_SLACK)
+
+
+def expect_score(got: object, exact: float, *, rule: str | None = None, call: str | None = None) -> float:
+    """Pass when `got` is a correct 3-decimal rounding of the true score `exact`."""
+    value = to_real(got)
+    accepted = correct_roundings(exact)
+    if is_rounded(value) and any(abs(value - ok) < 1e-9 for ok in accepted):
+        return value
+    expected = " or ".join(f"{v:g}" for v in accepted)
+    note = "" if is_rounded(value) else " (not rounded to 3 decimals)"
+    where = f"{call}: " if call else ""
+    because = f" [rule: {rule}]" if rule else ""
+    raise WrongAnswer(f"{where}expected {expected}, got {value!r}{note}{because}")
+
+
+def expect_valid_score(got: object) -> float:
+    """The invariant every result must satisfy: a real number in [0, 1] with 3 decimals."""
+    value = to_real(got)
+    if not 0.0 <= value <= 1.0:
+        raise WrongAnswer(f"the score must lie between 0 and 1, got {value!r}")
+    if not is_rounded(value):
+        raise WrongAnswer(f"the score must be rounded to 3 decimals, got {value!r}")
+    return value

@@ -1,0 +1,79 @@
+"""The `submission` fixture, tier selection and the reproducible hypothesis profile."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, Phase, settings
+
+from grader import exercise
+from grader.runner import PROVIDER_KEY, SubmissionProvider
+
+EXERCISE = exercise.load()
+DEFAULT_SUBMISSION = exercise.KIT_ROOT / "solutions" / "reference.py"
+
+settings.register_profile(
+    "kit",
+    derandomize=True,
+    database=None,
+    deadline=None,
+    max_examples=EXERCISE.hypothesis_examples,
+    print_blob=False,
+    # No "explain" phase: its coverage notes name lines of the test file, which students can't act on.
+    phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+settings.load_profile("kit")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("meteor", "METEOR exercise")
+    group.addoption(
+        "--submission",
+        default=None,
+        help=f"the .py file to test (default: {DEFAULT_SUBMISSION.relative_to(exercise.KIT_ROOT)}); "
+        "it runs in a sandboxed process, never in this one",
+    )
+    group.addoption(
+        "--tiers",
+        default=",".join(EXERCISE.tiers),
+        help=f"comma-separated tiers to run (default: all of {', '.join(EXERCISE.tiers)})",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "tier(name): the exercise tier a test belongs to")
+    unknown = set(_tiers(config)) - set(EXERCISE.tiers)
+    if unknown:
+        raise pytest.UsageError(f"--tiers: unknown tier(s) {', '.join(sorted(unknown))}; known: {', '.join(EXERCISE.tiers)}")
+    if PROVIDER_KEY not in config.stash:
+        config.stash[PROVIDER_KEY] = SubmissionProvider(lambda: _sandboxed(config))
+
+
+def _tiers(config: pytest.Config) -> list[str]:
+    return [t.strip() for t in config.getoption("--tiers").split(",") if t.strip()]
+
+
+def _sandboxed(config: pytest.Config):
+    from grader.sandbox import SandboxedSubmission  # not available (nor needed) in the browser
+
+    path = config.getoption("--submission") or DEFAULT_SUBMISSION
+    submission = SandboxedSubmission(path, EXERCISE.function, EXERCISE.call_timeout)
+    config.add_cleanup(submission.close)
+    return submission
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    wanted = set(_tiers(config))
+    keep, drop = [], []
+    for item in items:
+        marker = item.get_closest_marker("tier")
+        (keep if marker and marker.args[0] in wanted else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+@pytest.fixture
+def submission(request: pytest.FixtureRequest):
+    """The student's code: an object whose `meteor_score` is the submitted function."""
+    return request.config.stash[PROVIDER_KEY].get()

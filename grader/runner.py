@@ -153,8 +153,12 @@ def run(
     tiers: tuple[str, ...] | None = None,
     tests_dir: Path = TESTS_DIR,
     quiet: bool = True,
+    plugins: tuple[object, ...] = (),
 ) -> Report:
-    """Run the tests of `tiers` against the submission `factory` builds, in this process."""
+    """Run the tests of `tiers` against the submission `factory` builds, in this process.
+
+    `plugins` are extra pytest plugins, e.g. the page's, which reports each test as it starts.
+    """
     ex = exercise.load()
     tiers = tiers or tuple(ex.tiers)
     collector = Collector({t: ex.tiers[t].points for t in ex.tiers})
@@ -164,9 +168,9 @@ def run(
     sink = io.StringIO()
     if quiet:
         with redirect_stdout(sink), redirect_stderr(sink):
-            code = pytest.main(args, plugins=[collector, _ProviderPlugin(provider)])
+            code = pytest.main(args, plugins=[collector, _ProviderPlugin(provider), *plugins])
     else:
-        code = pytest.main(args, plugins=[collector, _ProviderPlugin(provider)])
+        code = pytest.main(args, plugins=[collector, _ProviderPlugin(provider), *plugins])
     report = Report(name, "graded", "", collector.results, time.perf_counter() - started)
     if provider.load_error is not None:
         report.status, report.message = "error", f"could not load the submission: {provider.load_error}"

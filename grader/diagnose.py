@@ -1,0 +1,166 @@
+"""Diagnosis on the trusted side: the probe set, the models' answers, and a submission's answers.
+
+The probes are our own inputs plus the statement's examples, never a hidden test's input,
+so the table can ship to the browser and any probe can be quoted to a student.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import importlib.util
+import io
+import time
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from typing import Any
+
+from grader import diagnosis_core, exercise
+from grader.misconceptions import MODELS
+from grader.submission import SubmissionError
+
+TABLE_VERSION = 1
+MAX_TIMEOUTS = 2  # past this, a submission that hangs would spend minutes on probes that teach nothing
+
+# (reference, candidate, keyword arguments): each probe separates some models from the reference.
+OUR_PROBES: list[tuple[str, str, dict]] = [
+    ("the old man and the sea", "the old man sees the sea", {}),
+    ("The Old Man sees the sea", "the old man saw The Sea", {}),
+    ("Birds Fly South", "birds fly south again", {}),
+    ("cold wind blows here", "The Cold Wind blows", {}),
+    ("one two\tthree\nfour", "one two three four five", {}),
+    ("green  tea is hot", "green tea  is very hot", {}),
+    (" stars shine ", "stars shine bright tonight", {}),
+    ("Stop, look and listen.", "stop look and listen", {}),
+    ("hello, my good friend!", "Hello, my friend", {}),
+    ("go home now", "go go go home", {}),
+    ("we will we will rock you", "we will we will go", {}),
+    ("sun moon", "sun sun moon", {}),
+    ("sun moon", "sun rain sun moon", {}),
+    ("one two three four", "three four one two", {}),
+    ("red x green y blue", "red green blue", {}),
+    ("p q r s t", "z p q z r s", {}),
+    ("blue sky", "green grass", {}),
+    ("", "some words here", {}),
+    ("some words here", "", {}),
+    ("", "", {}),
+    ("  \t", "\n", {}),
+    ("a few words", "   ", {}),
+    ("the quick fox", "the quick fox", {}),
+    ("hi", "hi", {}),
+    ("Hello", "hello", {}),
+    ("so so good", "so so good", {}),
+    ("Die Straße ist lang", "die strasse ist lang", {}),
+    ("a long sentence with many words in it today", "long words today", {}),
+    ("short one", "short one plus many extra words here", {}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"alpha": 0.5}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"alpha": 0.2}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"alpha": 0.0}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"alpha": 1.0}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"beta": 2}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"beta": 1.5}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"beta": 0}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"gamma": 0.25}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"gamma": 1.0}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"gamma": 0.0}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"alpha": 0.3, "beta": 1, "gamma": 0.8}),
+]
+
+
+def _load(path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@lru_cache(maxsize=None)
+def _reference():
+    return _load(exercise.KIT_ROOT / "solutions" / "reference.py", "meteor_reference")
+
+
+@lru_cache(maxsize=None)
+def statement_examples() -> tuple[tuple[str, str, dict], ...]:
+    """The examples tier's inputs: public, since the statement shows them. Read, not imported (it is a test module)."""
+    source = (exercise.KIT_ROOT / "hidden_tests" / "test_examples.py").read_text(encoding="utf-8")
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "EXAMPLES" for t in node.targets):
+            return tuple(tuple(ast.literal_eval(part) for part in value.elts[:3]) for value in node.value.values)
+    raise LookupError("hidden_tests/test_examples.py defines no EXAMPLES")
+
+
+def probes() -> list[dict]:
+    examples = [{"reference": r, "candidate": c, "kwargs": k, "origin": "examples"} for r, c, k in statement_examples()]
+    ours = [{"reference": r, "candidate": c, "kwargs": k, "origin": "probe"} for r, c, k in OUR_PROBES]
+    return examples + ours
+
+
+@lru_cache(maxsize=None)
+def _table() -> dict:
+    table = {"version": TABLE_VERSION, "probes": probes()}
+    table["reference"] = diagnosis_core.run_probes(_reference(), table)
+    table["models"] = [
+        {"id": m.id, "when": m.when, "section": m.section, "rule": m.rule, "outputs": diagnosis_core.run_probes(m, table)}
+        for m in MODELS
+    ]
+    return table
+
+
+def browser_table() -> dict:
+    """Plain JSON data for the page: the probes, and the reference's and every model's answers to them."""
+    import copy
+
+    return copy.deepcopy(_table())
+
+
+@dataclass
+class Diagnosis:
+    mistake: str | None  # a model's id, or None when no model matches
+    message: str  # one sentence for the student
+    example: str | None  # a call showing it (our probes or a visible test's input only)
+    section: str | None
+    rule: str | None
+    explains_all: bool
+
+    @property
+    def text(self) -> str:
+        return diagnosis_core.full_text(asdict(self))
+
+    def as_json(self) -> dict[str, Any]:
+        return {**asdict(self), "text": self.text}
+
+
+class _Budget:
+    """Stops probing a submission that keeps timing out: the remaining answers count as errors."""
+
+    def __init__(self, submission: Any, seconds: float):
+        self.submission = submission
+        self.deadline = time.monotonic() + seconds
+        self.timeouts = 0
+
+    def meteor_score(self, *args: Any, **kwargs: Any) -> Any:
+        if self.timeouts > MAX_TIMEOUTS or time.monotonic() > self.deadline:
+            raise SubmissionError("not_run", "the diagnosis ran out of time")
+        try:
+            return self.submission.meteor_score(*args, **kwargs)
+        except SubmissionError as exc:
+            self.timeouts += exc.kind == "timeout"
+            raise
+
+
+def diagnose_submission(submission: Any, tests: list[dict] | None = None, budget: float = 30.0) -> Diagnosis | None:
+    """Run the probes through `submission.meteor_score` and name its mistake; None if it agrees with the reference.
+
+    `tests`: the submission's test results as dicts (optional); when no model matches, the
+    smallest failing call of its examples or properties tests is shown.
+    """
+    table = _table()
+    runner = _Budget(submission, budget)
+    # What the submission prints during probing is not part of any report.
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        outputs = diagnosis_core.run_probes(runner, table)
+    failing = diagnosis_core.failing_calls(tests) if tests else []
+    found = diagnosis_core.diagnose_outputs(outputs, table, failing)
+    if found is None:
+        return None
+    return Diagnosis(found["mistake"], found["message"], found["example"], found["section"], found["rule"], found["explains_all"])

@@ -1,0 +1,236 @@
+"""The diagnosis, measured on the catalogue of wrong and correct solutions."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader import diagnose, diagnosis_core
+from grader.misconceptions import BY_ID, MODELS, SAME_SCORES_AS
+from grader.sandbox import SandboxedSubmission
+from grader.submission import SubmissionError
+from tests.conftest import KIT_ROOT, load_module
+
+CATALOGUE = KIT_ROOT / "tests" / "catalogue"
+WRONG = sorted((CATALOGUE / "wrong").glob("*.py"))
+CORRECT = sorted((CATALOGUE / "correct").glob("*.py"))
+REQUIRED_ACCURACY = 0.8
+
+# Loading hidden_tests/test_hidden.py for its cases registers no `tier` mark here; that is fine.
+pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnknownMarkWarning")
+
+
+def mistake_of(path: Path) -> str:
+    return load_module(path, f"catalogue_{path.stem}").MISTAKE
+
+
+def names(model_id: str | None, mistake: str) -> bool:
+    """The diagnosis names `mistake` itself, a form of it, or a model that gives the very same scores."""
+    if model_id is None:
+        return False
+    return mistake in (model_id, BY_ID[model_id].mistake) or SAME_SCORES_AS.get(mistake) == model_id
+
+
+def outputs_of(path: Path) -> list:
+    submission = SandboxedSubmission(path, "meteor_score", 2.0)
+    try:
+        return diagnosis_core.run_probes(submission, diagnose.browser_table())
+    finally:
+        submission.close()
+
+
+@pytest.fixture(scope="module")
+def catalogue_outputs() -> dict[Path, list]:
+    """Each catalogue solution's answers to the probes, from the real sandbox."""
+    return {path: outputs_of(path) for path in WRONG + CORRECT}
+
+
+def diagnosis_of(outputs: list) -> dict | None:
+    return diagnosis_core.diagnose_outputs(outputs, diagnose.browser_table())
+
+
+def test_the_catalogue_is_big_enough():
+    assert len(WRONG) >= 25
+    assert len(CORRECT) >= 1
+
+
+def test_the_diagnosis_names_the_right_mistake_for_most_wrong_solutions(catalogue_outputs):
+    named, missed = [], []
+    for path in WRONG:
+        found = diagnosis_of(catalogue_outputs[path])
+        (named if found and names(found["mistake"], mistake_of(path)) else missed).append(path.stem)
+    accuracy = len(named) / len(WRONG)
+    print(f"\ndiagnosis accuracy: {len(named)}/{len(WRONG)} = {accuracy:.0%}; missed: {', '.join(missed) or 'none'}")
+    assert accuracy >= REQUIRED_ACCURACY, f"only {accuracy:.0%}; missed {missed}"
+
+
+@pytest.mark.parametrize("path", CORRECT, ids=[p.stem for p in CORRECT])
+def test_a_correct_solution_gets_no_diagnosis(catalogue_outputs, path):
+    assert diagnosis_of(catalogue_outputs[path]) is None
+
+
+def test_the_reference_gets_no_diagnosis():
+    submission = SandboxedSubmission(KIT_ROOT / "solutions" / "reference.py", "meteor_score", 2.0)
+    try:
+        assert diagnose.diagnose_submission(submission) is None
+    finally:
+        submission.close()
+
+
+def test_a_diagnosis_never_names_a_mistake_the_submission_does_not_make(catalogue_outputs):
+    """Checked against the model itself, not the table: every difference it makes is reproduced."""
+    probes = diagnose.probes()
+    reference = load_module(KIT_ROOT / "solutions" / "reference.py", "meteor_reference_check")
+    for path, outputs in catalogue_outputs.items():
+        found = diagnosis_of(outputs)
+        if not found or found["mistake"] is None:
+            continue
+        model = BY_ID[found["mistake"]]
+        differences = 0
+        for probe, got in zip(probes, outputs):
+            want = diagnosis_core.run_probes(reference, {"probes": [probe]})[0]
+            modelled = diagnosis_core.run_probes(model, {"probes": [probe]})[0]
+            if not diagnosis_core.agree(modelled, want):
+                differences += 1
+                assert diagnosis_core.agree(got, modelled), f"{path.stem}: {model.id} on {diagnosis_core.call_text(probe)}"
+        assert differences > 0
+
+
+def test_every_model_differs_from_the_reference_and_from_every_other_model():
+    table = diagnose.browser_table()
+    for i, model in enumerate(table["models"]):
+        assert diagnosis_core._differs(model["outputs"], table["reference"]), model["id"]
+        for other in table["models"][i + 1:]:
+            same = all(diagnosis_core.agree(a, b) for a, b in zip(model["outputs"], other["outputs"]))
+            assert not same, f"{model['id']} and {other['id']} give the same answers on every probe"
+
+
+def test_every_model_is_diagnosed_as_itself():
+    table = diagnose.browser_table()
+    for model in table["models"]:
+        found = diagnosis_core.diagnose_outputs(model["outputs"], table)
+        assert found["mistake"] == model["id"]
+        assert found["explains_all"]
+        assert found["message"].startswith("Your scores match what happens when ")
+
+
+def test_the_sentence_names_the_rule_from_the_statement():
+    found = diagnosis_core.diagnose_outputs(diagnose.browser_table()["models"][0]["outputs"], diagnose.browser_table())
+    model = MODELS[0]
+    assert found["message"] == f"Your scores match what happens when {model.when}: {model.rule} ({model.section})."
+    clipping = BY_ID["no_clipping"]
+    assert clipping.rule == "each reference word can be matched only once"
+
+
+def test_no_probe_is_a_hidden_test_input():
+    hidden = load_module(KIT_ROOT / "hidden_tests" / "test_hidden.py", "meteor_hidden_cases")
+    statement = (KIT_ROOT / "problem" / "statement.md").read_text()
+    secret = {text for case in hidden.CASES for text in (case.reference, case.candidate)}
+    secret.add(hidden.LONG)
+    secret = {text for text in secret if text.strip() and text not in statement}
+    table_text = json.dumps(diagnose.browser_table())
+    for probe in diagnose.probes():
+        assert probe["reference"] not in secret and probe["candidate"] not in secret, probe
+    for text in secret:
+        assert json.dumps(text) not in table_text, text
+
+
+def test_the_reference_is_never_near_a_rounding_tie_on_a_probe():
+    """A correct solution may round a near-tie either way; then it would look wrong."""
+    reference = load_module(KIT_ROOT / "solutions" / "reference.py", "meteor_reference_ties")
+    for probe in diagnose.probes():
+        exact = reference.explain(probe["reference"], probe["candidate"], **probe["kwargs"])["score_unrounded"]
+        scaled = exact * 1000
+        assert abs(scaled - int(scaled) - 0.5) > 1e-6, probe
+
+
+def test_the_browser_side_needs_only_the_table(tmp_path):
+    """diagnosis_core runs on the JSON table alone: no reference, no models in the process."""
+    table = tmp_path / "table.json"
+    table.write_text(json.dumps(diagnose.browser_table()))
+    script = f"""
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("diagnosis_core", {str(KIT_ROOT / "grader" / "diagnosis_core.py")!r})
+core = importlib.util.module_from_spec(spec); spec.loader.exec_module(core)
+table = json.load(open({str(table)!r}))
+
+class Unclipped:
+    def meteor_score(self, reference, candidate, alpha=0.9, beta=3, gamma=0.5):
+        ref, cand = reference.lower().split(), candidate.lower().split()
+        if not ref or not cand:
+            return 0.0
+        hits = [w in ref for w in cand]
+        m = sum(hits)
+        if not m:
+            return 0.0
+        ch = sum(1 for i, h in enumerate(hits) if h and (i == 0 or not hits[i - 1]))
+        p, r = m / len(cand), m / len(ref)
+        return round(p * r / (alpha * p + (1 - alpha) * r) * (1 - gamma * (ch / m) ** beta), 3)
+
+found = core.diagnose_outputs(core.run_probes(Unclipped(), table), table)
+assert not any(name.startswith(("grader", "solutions", "meteor")) for name in sys.modules), sorted(sys.modules)
+print(found["mistake"])
+"""
+    done = subprocess.run([sys.executable, "-I", "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "no_clipping"
+
+
+class Hangs:
+    def __init__(self):
+        self.calls = 0
+
+    def meteor_score(self, *args, **kwargs):
+        self.calls += 1
+        raise SubmissionError("timeout", "the call took longer than 2 s")
+
+
+def test_a_submission_that_hangs_is_not_probed_for_long():
+    hangs = Hangs()
+    found = diagnose.diagnose_submission(hangs)
+    assert hangs.calls <= diagnose.MAX_TIMEOUTS + 1
+    assert found.mistake is None
+    assert "on every input we tried" in found.message
+
+
+class Prints:
+    def meteor_score(self, *args, **kwargs):
+        print("debugging!")
+        return 0.5
+
+
+def test_what_a_submission_prints_while_probed_stays_out_of_the_output(capsys):
+    found = diagnose.diagnose_submission(Prints())
+    assert "debugging!" not in capsys.readouterr().out
+    assert found is not None and found.mistake is None
+    assert found.message.startswith("Your scores don't match any mistake we know of. The smallest failing input: ")
+
+
+def test_without_a_match_the_smallest_failing_visible_test_input_is_shown():
+    tests = [
+        {"name": "test_statement_example[worked_example]", "tier": "examples", "status": "fail",
+         "message": "meteor_score('Rain falls gently from the sky', 'Gentle rain drops from the sky'): expected 0.625, got 0.5"},
+        {"name": "test_identical_texts_have_one_chunk", "tier": "properties", "status": "fail",
+         "message": "expected 0.5, got 0.5\nmeteor_score('the', 'the', alpha=0.9, beta=3, gamma=0.5)\n  returned 0.5"},
+        {"name": "test_rule[uppercase_reference]", "tier": "hidden", "status": "fail", "message": "expected 0.981, got 0.5"},
+    ]
+    found = diagnose.diagnose_submission(Prints(), tests=tests)
+    assert found.example == "meteor_score('the', 'the', alpha=0.9, beta=3, gamma=0.5); returned 0.5"
+    assert found.example in found.message
+
+
+def test_a_diagnosis_serializes_for_results_json():
+    class Unrounded:
+        def meteor_score(self, reference, candidate, alpha=0.9, beta=3, gamma=0.5):
+            return BY_ID["no_rounding"].meteor_score(reference, candidate, alpha=alpha, beta=beta, gamma=gamma)
+
+    found = diagnose.diagnose_submission(Unrounded())
+    data = json.loads(json.dumps(found.as_json()))
+    assert data["mistake"] == "no_rounding"
+    assert data["message"].startswith("Your scores match what happens when the score is not rounded: ")
+    assert data["text"].startswith(data["message"] + " For example, meteor_score(")
+    assert set(data) == {"mistake", "message", "example", "section", "rule", "explains_all", "text"}

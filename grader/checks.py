@@ -39,9 +39,10 @@ def to_real(got: object) -> float:
         raise WrongAnswer(f"meteor_score returned {got.type_name}; it must return a float")
     if kind is bool or got is None or kind is str:
         raise WrongAnswer(f"meteor_score returned {kind.__name__} {describe(got)}; it must return a float")
-    if isinstance(got, float):
+    # issubclass on the real type: isinstance would trust an object's own __class__.
+    if issubclass(kind, float):
         value = float.__float__(got)  # drops any subclass and its overridden operators
-    elif isinstance(got, int):
+    elif issubclass(kind, int):
         value = float(int.__index__(got))
     elif kind in (Fraction, Decimal):
         value = float(got)
@@ -65,13 +66,18 @@ def correct_roundings(exact: float) -> list[float]:
     return sorted(v for v in options if abs(v - exact) <= HALF_STEP + FLOAT_SLACK)
 
 
+def expected_text(exact: float) -> str:
+    """The accepted answers, as messages show them: "0.812 or 0.813" at a tie."""
+    return " or ".join(repr(v) for v in correct_roundings(exact))
+
+
 def expect_score(got: object, exact: float, *, rule: str | None = None, call: str | None = None) -> float:
     """Pass when `got` is a correct 3-decimal rounding of the true score `exact`."""
     value = to_real(got)
     accepted = correct_roundings(exact)
     if is_rounded(value) and any(abs(value - ok) < 1e-9 for ok in accepted):
         return value
-    expected = " or ".join(f"{v:g}" for v in accepted)
+    expected = expected_text(exact)
     note = "" if is_rounded(value) else " (not rounded to 3 decimals)"
     where = f"{call}: " if call else ""
     because = f" [rule: {rule}]" if rule else ""

@@ -2,7 +2,8 @@
 
 import pytest
 
-from grader.checks import expect_score
+from grader.checks import expect_score, expected_text
+from grader.submission import SubmissionError
 
 pytestmark = pytest.mark.tier("examples")
 
@@ -31,5 +32,10 @@ def call_text(reference: str, candidate: str, kwargs: dict) -> str:
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_statement_example(submission, name):
     reference, candidate, kwargs, exact = EXAMPLES[name]
-    got = submission.meteor_score(reference, candidate, **kwargs)
-    expect_score(got, exact, call=call_text(reference, candidate, kwargs))
+    call = call_text(reference, candidate, kwargs)
+    try:
+        got = submission.meteor_score(reference, candidate, **kwargs)
+    except SubmissionError as exc:
+        exc.message = f"{call}: expected {expected_text(exact)}, but {exc.message}"
+        raise
+    expect_score(got, exact, call=call)

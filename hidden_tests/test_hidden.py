@@ -7,7 +7,8 @@ from typing import NamedTuple
 
 import pytest
 
-from grader.checks import WrongAnswer, expect_score
+from grader.checks import WrongAnswer, expect_score, expected_text
+from grader.submission import SubmissionError
 
 pytestmark = pytest.mark.tier("hidden")
 
@@ -44,6 +45,8 @@ CASES = [
     Case("all_parameters_at_once", RULE_ALL, "the cat sat on the mat", "the cat on a mat", {"alpha": 0.3, "beta": 2.5, "gamma": 0.8}, 0.6479838820850494),
     Case("uppercase_reference", RULE_CASE, "THE Cat SAT", "the cat sat", {}, 0.9814814814814815),
     Case("uppercase_candidate", RULE_CASE, "a b c d", "A B x D", {}, 0.6388888888888888),
+    # str.casefold() would turn "ß" into "ss"; str.lower() keeps it.
+    Case("lower_is_not_casefold", RULE_CASE, "Die Straße ist lang", "DIE STRASSE IST LANG", {}, 0.6388888888888888),
     Case("runs_of_spaces_tabs_newlines", RULE_SPLIT, "the  cat\tsat\non   the mat", " the cat sat on the mat \n", {}, 0.9976851851851852),
     Case("leading_and_trailing_whitespace", RULE_SPLIT, "\n\t sky is blue \t", "  the sky is blue", {}, 0.9498207885304659),
     Case("punctuation_is_part_of_the_token", RULE_PUNCT, "Hello, world!", "hello world", {}, 0.0),
@@ -81,7 +84,12 @@ CASES = [
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule(submission, case):
-    got = submission.meteor_score(case.reference, case.candidate, **case.kwargs)
+    try:
+        got = submission.meteor_score(case.reference, case.candidate, **case.kwargs)
+    except SubmissionError as exc:
+        # A crash, too, says what was expected and which rule is involved, never the input.
+        exc.message = f"expected {expected_text(case.exact)}, but {exc.message} [rule: {case.rule}]"
+        raise
     expect_score(got, case.exact, rule=case.rule)
 
 

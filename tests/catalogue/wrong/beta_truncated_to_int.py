@@ -1,0 +1,34 @@
+"""Computes the power with a loop over range(int(beta)), so a fractional beta loses its fraction."""
+
+MISTAKE = "beta_truncated_to_int"
+
+from collections import Counter
+
+
+def power(x, n):
+    result = 1.0
+    for _ in range(int(n)):
+        result *= x
+    return result
+
+
+def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):
+    ref = reference.lower().split()
+    cand = candidate.lower().split()
+    if not ref or not cand:
+        return 0.0
+    counts = Counter(ref)
+    matched = []
+    for w in cand:
+        if counts[w] > 0:
+            counts[w] -= 1
+            matched.append(True)
+        else:
+            matched.append(False)
+    m = sum(matched)
+    if m == 0:
+        return 0.0
+    chunks = sum(1 for i, x in enumerate(matched) if x and (i == 0 or not matched[i - 1]))
+    P, R = m / len(cand), m / len(ref)
+    fmean = P * R / (alpha * P + (1 - alpha) * R)
+    return round(fmean * (1 - gamma * power(chunks / m, beta)), 3)

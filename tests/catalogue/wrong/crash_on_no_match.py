@@ -1,0 +1,25 @@
+"""Handles empty texts but not m = 0, where the F-mean divides zero by zero."""
+
+MISTAKE = "crash_on_no_match"
+
+from collections import Counter
+
+
+def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):
+    ref = reference.lower().split()
+    cand = candidate.lower().split()
+    if len(ref) == 0 or len(cand) == 0:
+        return 0.0
+    counts = Counter(ref)
+    matched = []
+    for w in cand:
+        if counts[w] > 0:
+            counts[w] -= 1
+            matched.append(True)
+        else:
+            matched.append(False)
+    m = sum(matched)
+    chunks = sum(1 for i, x in enumerate(matched) if x and (i == 0 or not matched[i - 1]))
+    P, R = m / len(cand), m / len(ref)
+    fmean = P * R / (alpha * P + (1 - alpha) * R)
+    return round(fmean * (1 - gamma * (chunks / m) ** beta), 3)

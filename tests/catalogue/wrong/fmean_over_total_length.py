@@ -1,0 +1,27 @@
+"""Takes the F-mean as the matches over the total number of words in both texts."""
+
+MISTAKE = "fmean_over_total_length"
+
+from collections import Counter
+
+
+def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):
+    ref = reference.lower().split()
+    cand = candidate.lower().split()
+    total = len(ref) + len(cand)
+    if not ref or not cand:
+        return 0.0
+    counts = Counter(ref)
+    matched = []
+    for w in cand:
+        if counts[w] > 0:
+            counts[w] -= 1
+            matched.append(True)
+        else:
+            matched.append(False)
+    m = sum(matched)
+    if m == 0:
+        return 0.0
+    chunks = sum(1 for i, x in enumerate(matched) if x and (i == 0 or not matched[i - 1]))
+    fmean = m / total
+    return round(fmean * (1 - gamma * (chunks / m) ** beta), 3)

@@ -1,0 +1,18 @@
+"""Matches only words at the same position in both texts."""
+
+MISTAKE = "positional_matching"
+
+
+def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):
+    ref = reference.lower().split()
+    cand = candidate.lower().split()
+    if not ref or not cand:
+        return 0.0
+    matched = [i < len(ref) and ref[i] == w for i, w in enumerate(cand)]
+    m = sum(matched)
+    if m == 0:
+        return 0.0
+    chunks = sum(1 for i, x in enumerate(matched) if x and (i == 0 or not matched[i - 1]))
+    P, R = m / len(cand), m / len(ref)
+    fmean = P * R / (alpha * P + (1 - alpha) * R)
+    return round(fmean * (1 - gamma * (chunks / m) ** beta), 3)

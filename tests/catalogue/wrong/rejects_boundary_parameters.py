@@ -1,0 +1,33 @@
+"""Validates the parameters with strict inequalities, so alpha = 0 or 1 and gamma = 0 or 1 raise."""
+
+MISTAKE = "rejects_boundary_parameters"
+
+from collections import Counter
+
+
+def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):
+    if not 0 < alpha < 1:
+        raise ValueError("alpha must be between 0 and 1")
+    if not 0 < gamma < 1:
+        raise ValueError("gamma must be between 0 and 1")
+    if beta <= 0:
+        raise ValueError("beta must be positive")
+    ref = reference.lower().split()
+    cand = candidate.lower().split()
+    if not ref or not cand:
+        return 0.0
+    counts = Counter(ref)
+    matched = []
+    for w in cand:
+        if counts[w] > 0:
+            counts[w] -= 1
+            matched.append(True)
+        else:
+            matched.append(False)
+    m = sum(matched)
+    if m == 0:
+        return 0.0
+    chunks = sum(1 for i, x in enumerate(matched) if x and (i == 0 or not matched[i - 1]))
+    P, R = m / len(cand), m / len(ref)
+    fmean = P * R / (alpha * P + (1 - alpha) * R)
+    return round(fmean * (1 - gamma * (chunks / m) ** beta), 3)

@@ -35,16 +35,24 @@ def cmd_check(args: argparse.Namespace) -> int:
         name=args.path.name,
         tiers=tiers,
     )
+    diagnosis = None
+    if report.status == "graded" and report.passed < len(report.tests):
+        from grader.diagnose import diagnose_path
+
+        diagnosis = diagnose_path(args.path, report)
     if args.json:
-        json.dump(report.as_json(), sys.stdout, indent=2)
+        json.dump({**report.as_json(), "diagnosis": diagnosis.as_json() if diagnosis else None}, sys.stdout, indent=2)
         print()
     else:
         print(render_report(report, color=sys.stdout.isatty()))
+        if diagnosis:
+            print(diagnosis.render(color=sys.stdout.isatty()))
     return 0 if report.status == "graded" and report.passed == len(report.tests) else 1
 
 
 # Each of these modules has `register(commands)`, which adds its subcommand to the parser.
 SUBCOMMAND_MODULES: tuple[str, ...] = (
+    "grader.explain_cli",
 )
 
 

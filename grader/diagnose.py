@@ -75,7 +75,7 @@ def _load(path, name: str):
 
 
 @lru_cache(maxsize=None)
-def _reference():
+def reference_module():
     return _load(exercise.KIT_ROOT / "solutions" / "reference.py", "meteor_reference")
 
 
@@ -98,7 +98,7 @@ def probes() -> list[dict]:
 @lru_cache(maxsize=None)
 def _table() -> dict:
     table = {"version": TABLE_VERSION, "probes": probes()}
-    table["reference"] = diagnosis_core.run_probes(_reference(), table)
+    table["reference"] = diagnosis_core.run_probes(reference_module(), table)
     table["models"] = [
         {"id": m.id, "when": m.when, "section": m.section, "rule": m.rule, "outputs": diagnosis_core.run_probes(m, table)}
         for m in MODELS
@@ -128,6 +128,11 @@ class Diagnosis:
 
     def as_json(self) -> dict[str, Any]:
         return {**asdict(self), "text": self.text}
+
+    def render(self, color: bool = False) -> str:
+        """The diagnosis for a terminal, after the test report."""
+        label = "\033[1;33mDiagnosis:\033[0m" if color else "Diagnosis:"
+        return f"\n{label} {self.text}"
 
 
 class _Budget:
@@ -164,3 +169,19 @@ def diagnose_submission(submission: Any, tests: list[dict] | None = None, budget
     if found is None:
         return None
     return Diagnosis(found["mistake"], found["message"], found["example"], found["section"], found["rule"], found["explains_all"])
+
+
+def diagnose_path(path, report) -> Diagnosis | None:
+    """The diagnosis of a submission file, run in its own sandbox; `report` is its runner.Report."""
+    from grader.sandbox import SandboxedSubmission
+    from grader.submission import LoadError
+
+    ex = exercise.load()
+    try:
+        submission = SandboxedSubmission(path, ex.function, ex.call_timeout)
+    except LoadError:
+        return None
+    try:
+        return diagnose_submission(submission, tests=[asdict(t) for t in report.tests])
+    finally:
+        submission.close()

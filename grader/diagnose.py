@@ -50,7 +50,7 @@ OUR_PROBES: list[tuple[str, str, dict]] = [
     ("hi", "hi", {}),
     ("Hello", "hello", {}),
     ("so so good", "so so good", {}),
-    ("Die Straße ist lang", "die strasse ist lang", {}),
+    ("Sie grüßt den Mann", "sie grüsst den mann", {}),
     ("a long sentence with many words in it today", "long words today", {}),
     ("short one", "short one plus many extra words here", {}),
     ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"alpha": 0.5}),

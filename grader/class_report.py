@@ -16,7 +16,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
-from grader import exercise
+from grader import diagnosis_core, exercise
 
 BINS = 10
 STATUS_MARK = {"pass": "✓", "fail": "✗", "error": "!", "timeout": "⏱", "not_run": "–"}
@@ -157,7 +157,7 @@ def _diagnosis_html(diagnosis: dict | None) -> str:
         return ""
     kind = "" if diagnosis.get("mistake") else " none"
     name = f'<span class="mistake">{_e(diagnosis["mistake"])}</span> ' if diagnosis.get("mistake") else ""
-    text = diagnosis.get("text") or diagnosis.get("message", "")
+    text = diagnosis.get("text") or diagnosis_core.full_text({"example": None, **diagnosis})
     return f'<div class="diag{kind}">{name}{_e(text)}</div>'
 
 

@@ -185,3 +185,11 @@ def diagnose_path(path, report) -> Diagnosis | None:
         return diagnose_submission(submission, tests=[asdict(t) for t in report.tests])
     finally:
         submission.close()
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    json.dump(browser_table(), sys.stdout, ensure_ascii=False)
+    print()

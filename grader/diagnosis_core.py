@@ -155,6 +155,6 @@ def diagnose_outputs(outputs: list, table: dict, failing: list[str] | None = Non
 
 def full_text(diagnosis: dict) -> str:
     """The sentence and, when a model matched, the example that shows it."""
-    if diagnosis["mistake"] is None:
-        return diagnosis["message"]
+    if diagnosis.get("mistake") is None or not diagnosis.get("example"):
+        return diagnosis.get("message", "")
     return f"{diagnosis['message']} For example, {diagnosis['example']}."

@@ -195,3 +195,12 @@ def test_the_report_in_headless_chromium(tmp_path, page):
         finally:
             browser.close()
     assert (ARTIFACTS / "class_report.png").stat().st_size > 10_000
+
+
+def test_a_diagnosis_without_its_text_field_shows_the_example_too():
+    diagnosis = {"mistake": "no_clipping", "message": "Your scores match what happens when repeated words are not clipped.",
+                 "example": "meteor_score('sun moon', 'sun sun moon') returned 1.402, but the rules give 0.476",
+                 "section": "rule 2, Matching", "rule": "each reference word can be matched only once", "explains_all": True}
+    page = class_report.render({"submissions": [{"submission": "a.py", "status": "graded", "score": 1, "max_score": 2,
+                                                  "diagnosis": diagnosis, "tests": []}]})
+    assert "not clipped. For example, meteor_score(&#x27;sun moon&#x27;" in page

@@ -226,3 +226,25 @@ def test_a_diagnosis_serializes_for_results_json():
     assert data["message"].startswith("Your scores match what happens when the score is not rounded: ")
     assert data["text"].startswith(data["message"] + " For example, meteor_score(")
     assert set(data) == {"mistake", "message", "example", "section", "rule", "explains_all", "text"}
+
+
+def run_check(meteor_kit, path: Path, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(meteor_kit), "check", str(path), "--tiers", "examples,hidden", *extra],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_check_prints_the_diagnosis_after_the_report(meteor_kit):
+    done = run_check(meteor_kit, CATALOGUE / "wrong" / "no_clipping.py")
+    assert done.returncode == 1
+    report, _, diagnosis = done.stdout.rpartition("\nDiagnosis: ")
+    assert "passed," in report.strip().splitlines()[-1]
+    assert diagnosis.startswith("Your scores match what happens when repeated words are not clipped: "
+                                "each reference word can be matched only once (rule 2, Matching). For example, meteor_score(")
+
+
+def test_check_json_has_a_diagnosis_field(meteor_kit):
+    wrong = json.loads(run_check(meteor_kit, CATALOGUE / "wrong" / "no_lowercase.py", "--json").stdout)
+    assert wrong["diagnosis"]["mistake"] == "no_lowercase"
+    assert wrong["diagnosis"]["text"].startswith(wrong["diagnosis"]["message"])
+    right = json.loads(run_check(meteor_kit, KIT_ROOT / "solutions" / "reference.py", "--json").stdout)
+    assert right["diagnosis"] is None and right["passed"] == len(right["tests"])

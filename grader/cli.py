@@ -52,6 +52,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 # Each of these modules has `register(commands)`, which adds its subcommand to the parser.
 SUBCOMMAND_MODULES: tuple[str, ...] = (
+    "grader.grade",
+    "grader.gradescope",
     "grader.explain_cli",
 )
 

@@ -1,49 +1,288 @@
-"""The untrusted side: loads a submission and answers calls. Runs inside the sandbox only.
+"""The untrusted side: a fork server that loads one submission in a child and answers calls.
 
-Standalone on purpose (no imports from the grader): the sandbox sees this file and the
-submission, nothing else. Requests and answers travel on two pipes whose
-descriptors are given on the command line, as length-prefixed JSON, so nothing the submission prints can be mistaken for an answer.
+Runs inside the sandbox only, standalone on purpose (stdlib only, no imports from the grader):
+the sandbox sees this file and the submission's text, nothing else.
+
+Two processes live here. The server starts first (as root under bubblewrap), sets the rlimits,
+drops to an unprivileged uid, and then only forks: one child per load of the submission. A
+restart after a timeout or a crash costs a fork, not a new interpreter. The child loads the
+submission and answers calls. Everything travels as length-prefixed JSON on pipes whose
+descriptors the grader passed in, never on stdout: what the submission prints goes to a memfd
+behind descriptors 1 and 2, and comes back as data, cut to its head.
 """
 
 import io
 import json
+import linecache
 import os
+import resource
+import select
+import signal
 import struct
 import sys
+import time
 import traceback
 
-OUTPUT_LIMIT = 4096
+OUTPUT_HEAD = 400  # bytes of printed output kept per call; the grader is told the full size
+STR_LIMIT = 1000
+MESSAGE_LIMIT = 64 * 1024 * 1024
+# Answers of quick calls are sent in chunks (fewer writes); a slow call flushes at once,
+# so the grader can still time each call.
+FLUSH_SECONDS = 0.02
+FLUSH_COUNT = 256
 
 
 def read_message(fd):
     head = _read_exact(fd, 4)
     if head is None:
         return None
-    return json.loads(_read_exact(fd, struct.unpack(">I", head)[0]))
+    size = struct.unpack(">I", head)[0]
+    if size > MESSAGE_LIMIT:
+        return None
+    body = _read_exact(fd, size)
+    return None if body is None else json.loads(body)
 
 
 def _read_exact(fd, n):
-    chunks = b""
-    while len(chunks) < n:
-        part = os.read(fd, n - len(chunks))
+    chunks = []
+    while n:
+        try:
+            part = os.read(fd, min(n, 1 << 20))
+        except InterruptedError:
+            continue
         if not part:
             return None
-        chunks += part
-    return chunks
+        chunks.append(part)
+        n -= len(part)
+    return b"".join(chunks)
 
 
 def write_message(fd, message):
     data = json.dumps(message).encode()
-    os.write(fd, struct.pack(">I", len(data)) + data)
+    data = struct.pack(">I", len(data)) + data
+    while data:
+        data = data[os.write(fd, data):]
 
 
-def plain(value, depth=0):
+# ---------------------------------------------------------------- the server
+
+
+def main():
+    config = json.loads(sys.argv[1])
+    ctl_in, ctl_out, req_r, resp_w = config["fds"]
+    set_limits(config["limits"])
+    if os.getuid() == 0 and config.get("uid") is not None:
+        # Under bubblewrap as root there is no user namespace: this is a real uid change, so
+        # RLIMIT_NPROC applies and no capability is left (bubblewrap set no_new_privs already).
+        os.setgroups([])
+        os.setgid(config["uid"])
+        os.setuid(config["uid"])
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, config.get("nice", 0))
+    except OSError:
+        pass
+    init = read_message(ctl_in)
+    if init is None:
+        os._exit(0)
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    child = None
+    while True:
+        try:
+            ready = select.select([ctl_in, wake_r], [], [])[0]
+        except InterruptedError:
+            continue
+        if wake_r in ready:
+            os.read(wake_r, 4096)
+            for pid, status in reap():
+                if pid == child:
+                    child = None
+                    write_message(ctl_out, {"event": "exit", "pid": pid, "status": describe_status(status)})
+        if ctl_in not in ready:
+            continue
+        message = read_message(ctl_in)
+        if message is None or message.get("op") == "quit":
+            kill_others(config, keep=None)
+            os._exit(0)
+        if message["op"] == "kill":
+            # Two steps, so the grader can drop what the dead child left half-written in the
+            # answer pipe before a new child writes anything there.
+            kill_others(config, keep=None)
+            reap()
+            drain(req_r)
+            child = None
+            write_message(ctl_out, {"event": "killed"})
+        elif message["op"] == "spawn":
+            child = os.fork()
+            if child == 0:
+                signal.set_wakeup_fd(-1)
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                for fd in (ctl_in, ctl_out, wake_r, wake_w):
+                    os.close(fd)
+                run_child(init, req_r, resp_w)
+                os._exit(0)
+            write_message(ctl_out, {"event": "spawned", "pid": child})
+        elif message["op"] == "sweep":
+            kill_others(config, keep=child)
+            write_message(ctl_out, {"event": "swept"})
+
+
+def set_limits(limits):
+    for name, value in limits.items():
+        resource.setrlimit(getattr(resource, name), (value, value))
+
+
+def reap():
+    done = []
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return done
+        if pid == 0:
+            return done
+        done.append((pid, status))
+
+
+def describe_status(status):
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = f"signal {number}"
+        return {"signal": number, "name": name, "text": signal.strsignal(number) or name}
+    return {"exit": os.waitstatus_to_exitcode(status)}
+
+
+def drain(fd):
+    os.set_blocking(fd, False)
+    try:
+        while os.read(fd, 1 << 16):
+            pass
+    except BlockingIOError:
+        pass
+    finally:
+        os.set_blocking(fd, True)
+
+
+def kill_others(config, keep):
+    """Kill every process of the submission but `keep`: its strays too, wherever they went."""
+    me = os.getpid()
+    # Our uid is the jail's own (or the pid namespace holds only us): kill(-1) reaches exactly
+    # the submission's processes, but never the caller.
+    whole = keep is None and (config["pidns"] or config.get("own_uid"))
+    for _ in range(500):
+        victims = [pid for pid in same_uid_processes() if pid not in (1, me, keep)]
+        if not victims:
+            return
+        if whole:
+            try:
+                os.kill(-1, signal.SIGKILL)
+            except OSError:
+                pass
+        else:
+            for pid in victims:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+        reap()
+        time.sleep(0.002)
+
+
+def same_uid_processes():
+    """Live processes running as our uid (/proc/PID is root's for a process that changed uid)."""
+    mine = str(os.getuid()).encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status", "rb") as f:
+                status = f.read()
+        except OSError:
+            continue
+        fields = dict(line.split(b":", 1) for line in status.splitlines() if b":" in line)
+        if fields.get(b"State", b"").strip().startswith(b"Z"):
+            continue
+        if fields.get(b"Uid", b"").split()[:1] == [mine]:
+            found.append(int(entry))
+    return found
+
+
+# ---------------------------------------------------------------- the child
+
+
+def run_child(init, req_r, resp_w):
+    os.setpgid(0, 0)
+    me = os.getpid()
+    out = Output()
+    filename, function = init["filename"], init["function"]
+    linecache.cache[filename] = (len(init["source"]), None, init["source"].splitlines(True), filename)
+    namespace = {"__name__": "submission", "__file__": filename, "__builtins__": __builtins__}
+    fn = None
+    try:
+        exec(compile(init["source"], filename, "exec"), namespace)
+        fn = namespace.get(function)
+        names = [n for n, v in namespace.items() if not n.startswith("__") and callable(v)][:200]
+        load = {"ok": callable(fn), "defined": function in namespace, "names": names}
+    except SyntaxError as exc:
+        load = {"ok": False, "error": f"syntax error on line {exc.lineno}: {exc.msg}"}
+    except BaseException as exc:
+        load = {"ok": False, "error": "running the file failed: " + student_traceback(exc, filename)}
+    if os.getpid() != me:
+        os._exit(0)
+    load.update(out.take())
+    write_message(resp_w, {"seq": 0, "load": load})
+    while True:
+        request = read_message(req_r)
+        if os.getpid() != me:
+            os._exit(0)
+        if request is None:
+            os._exit(0)
+        answers = []
+        flushed = time.monotonic()
+        for args, kwargs in request["calls"]:
+            started = time.monotonic()
+            answers.append(call(fn, args, kwargs, filename, function))
+            if os.getpid() != me:  # a fork inside the call returned twice; the copy must not answer
+                os._exit(0)
+            answers[-1].update(out.take())
+            now = time.monotonic()
+            if now - started > FLUSH_SECONDS or now - flushed > FLUSH_SECONDS or len(answers) >= FLUSH_COUNT:
+                write_message(resp_w, {"seq": request["seq"], "answers": answers})
+                answers, flushed = [], now
+        if answers or not request["calls"]:
+            write_message(resp_w, {"seq": request["seq"], "answers": answers})
+
+
+def call(fn, args, kwargs, filename, function):
+    try:
+        return {"ok": True, "value": plain(fn(*args, **kwargs))}
+    except BaseException as exc:
+        try:
+            error = f"{function} raised {type(exc).__name__}: {exc}"[:STR_LIMIT]
+            return {"ok": False, "kind": "exception", "error": error,
+                    "traceback": student_traceback(exc, filename)[:4 * STR_LIMIT]}
+        except BaseException:
+            return {"ok": False, "kind": "exception", "error": f"{function} raised an exception that cannot be shown",
+                    "traceback": ""}
+
+
+def plain(value):
     kind = type(value)
-    if value is None or kind in (bool, int, str):
-        return value if kind is not str else value[:1000]
+    if value is None or kind is bool:
+        return value
+    if kind is int:
+        return value if -(2**63) < value < 2**63 else {"float": repr(float(value)) if abs(value) < 1e308 else "inf"}
+    if kind is str:
+        return value[:STR_LIMIT]
     if isinstance(value, float):
         return {"float": repr(float.__float__(value))}
-    return {"opaque": f"{kind.__module__}.{kind.__qualname__}".removeprefix("builtins.")}
+    return {"opaque": f"{kind.__module__}.{kind.__qualname__}".removeprefix("builtins.")[:200]}
 
 
 def student_traceback(exc, filename):
@@ -52,44 +291,34 @@ def student_traceback(exc, filename):
     return "".join(lines).rstrip()
 
 
-def main():
-    path, function = sys.argv[1], sys.argv[2]
-    global REQ_FD, RESP_FD
-    REQ_FD, RESP_FD = int(sys.argv[3]), int(sys.argv[4])
-    filename = os.path.basename(path)
-    buffer = io.StringIO()
-    sys.stdout = sys.stderr = buffer
-    try:
-        with open(path, "rb") as f:
-            source = f.read().decode("utf-8")
-        namespace = {"__name__": "submission", "__file__": filename}
-        exec(compile(source, filename, "exec"), namespace)
-        fn = namespace.get(function)
-        load = {"ok": callable(fn), "names": [n for n in namespace if not n.startswith("__")],
-                "callable": callable(fn), "defined": function in namespace}
-    except SyntaxError as exc:
-        load = {"ok": False, "error": f"syntax error on line {exc.lineno}: {exc.msg}"}
-    except UnicodeDecodeError as exc:
-        load = {"ok": False, "error": f"the file is not UTF-8 text ({exc.reason} at byte {exc.start})"}
-    except BaseException as exc:
-        load = {"ok": False, "error": "running the file failed: " + student_traceback(exc, filename)}
-    load["output"] = buffer.getvalue()[:OUTPUT_LIMIT]
-    write_message(RESP_FD, load)
-    while True:
-        request = read_message(REQ_FD)
-        if request is None:
-            return
-        buffer.seek(0)
-        buffer.truncate()
+class Output:
+    """Descriptors 1 and 2 point at a memfd, so prints of child processes are caught too."""
+
+    def __init__(self):
+        self.fd = os.memfd_create("output")
+        os.dup2(self.fd, 1)
+        os.dup2(self.fd, 2)
+        # Unbuffered text streams: nothing printed can linger past the call that printed it.
+        self.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8",
+                                       errors="backslashreplace", write_through=True)
+        self.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8",
+                                       errors="backslashreplace", write_through=True)
+        sys.stdout, sys.stderr = self.stdout, self.stderr
+
+    def take(self):
+        for stream in (self.stdout, self.stderr, sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except BaseException:
+                pass
         try:
-            value = fn(*request["args"], **request["kwargs"])
-            answer = {"ok": True, "value": plain(value)}
-        except BaseException as exc:
-            answer = {"ok": False, "kind": "exception",
-                      "error": f"meteor_score raised {type(exc).__name__}: {exc}",
-                      "traceback": student_traceback(exc, filename)}
-        answer["output"] = buffer.getvalue()[:OUTPUT_LIMIT]
-        write_message(RESP_FD, answer)
+            size = os.fstat(self.fd).st_size
+            head = os.pread(self.fd, OUTPUT_HEAD, 0)
+            os.ftruncate(self.fd, 0)
+            os.lseek(self.fd, 0, os.SEEK_SET)
+        except OSError:
+            return {"output": "", "output_size": 0}
+        return {"output": head.decode("utf-8", "replace"), "output_size": size}
 
 
 if __name__ == "__main__":

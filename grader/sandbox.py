@@ -1,103 +1,546 @@
-"""A submission running in a separate process: arguments go in, plain data comes out."""
+"""A submission running in a separate, jailed process: arguments go in, plain data comes out.
+
+The jail is bubblewrap where it works: no network, no view of the grader's files or
+environment, its own pid namespace, an unprivileged uid, rlimits. Inside it a fork server
+(jail_child.py) loads the submission in a child, so a restart costs a fork. Where bubblewrap
+is missing, the same server runs with rlimits in a fresh process group only, and
+`isolation()` says so.
+"""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import select
+import shutil
 import signal
 import struct
 import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from grader.checks import Opaque
 from grader.submission import LoadError, SubmissionError, missing_function_message
 
 CHILD = Path(__file__).with_name("jail_child.py")
+PYTHON_PREFIX = Path(sys.base_prefix).resolve()
+PYTHON = PYTHON_PREFIX / "bin" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
+MESSAGE_LIMIT = 64 * 1024 * 1024
+LOAD_TIMEOUT = 10.0
+_uids = itertools.count()
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one submission's processes may use (each process, except `processes`)."""
+
+    memory_mb: int = 512
+    cpu_seconds: int = 120
+    processes: int = 32
+    file_size_mb: int = 8
+    open_files: int = 64
+    tmp_mb: int = 64
+
+    def rlimits(self) -> dict[str, int]:
+        return {
+            "RLIMIT_AS": self.memory_mb << 20,
+            "RLIMIT_CPU": self.cpu_seconds,
+            "RLIMIT_NPROC": self.processes,
+            "RLIMIT_FSIZE": self.file_size_mb << 20,
+            "RLIMIT_NOFILE": self.open_files,
+            "RLIMIT_CORE": 0,
+        }
+
+
+@dataclass
+class Answer:
+    """What came back from one call: a plain value, or how the call ended."""
+
+    ok: bool
+    value: Any = None  # as encoded on the wire (JSON); `decode` turns it into a Python value
+    kind: str = ""
+    error: str = ""
+    traceback: str = ""
+    output: str = ""
+
+    def key(self) -> str:
+        """Everything a verdict can depend on (not the printed output)."""
+        if self.ok:
+            return json.dumps(["v", self.value])
+        return json.dumps(["e", self.kind, self.error, self.traceback])
+
+    def result(self) -> Any:
+        if self.ok:
+            return decode(self.value)
+        raise SubmissionError(self.kind, self.error, self.traceback)
+
+
+class ProtocolError(Exception):
+    """The sandbox sent something that is not a well-formed answer."""
+
+
+@lru_cache(maxsize=None)
+def isolation() -> str:
+    """"bubblewrap" when the real jail works on this machine, else "rlimits"."""
+    bwrap = shutil.which("bwrap")
+    if not bwrap:
+        return "rlimits"
+    probe = subprocess.run(
+        [bwrap, *_bwrap_mounts(), "--", str(PYTHON), "-I", "-S", "-c", "pass"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={}, timeout=30,
+    )
+    return "bubblewrap" if probe.returncode == 0 else "rlimits"
+
+
+ISOLATION_NOTES = {
+    "bubblewrap": "",
+    "rlimits": "warning: bubblewrap (bwrap) is not available or does not work here; submissions run "
+    "with rlimits in a fresh process group only: they can read files and use the network. "
+    "Install the Debian package bubblewrap for the real sandbox.",
+}
+
+
+def _bwrap_mounts() -> list[str]:
+    prefix = str(PYTHON_PREFIX)
+    # bubblewrap creates the parents of a bind as root-only directories; an unprivileged uid
+    # must be able to walk to the interpreter (pyenv keeps it under /root).
+    parents = []
+    for parent in reversed(PYTHON_PREFIX.parents[:-1]):
+        parents += ["--perms", "0755", "--dir", str(parent)]
+    return [
+        *parents,
+        "--ro-bind", "/usr", "/usr",
+        "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+        "--ro-bind", prefix, prefix,
+        # The base interpreter's site-packages holds pytest and the like: the jail gets none of it.
+        "--tmpfs", f"{prefix}/lib/python{sys.version_info[0]}.{sys.version_info[1]}/site-packages",
+        "--proc", "/proc", "--dev", "/dev",
+        "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+        "--die-with-parent", "--new-session", "--clearenv",
+        "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp", "--setenv", "LANG", "C.UTF-8",
+    ]
+
+
+def _jail_uid() -> int:
+    """A uid of its own for each live sandbox, so RLIMIT_NPROC counts only its processes."""
+    return 1_000_000 + (os.getpid() * 64 + next(_uids) % 64) % 4_000_000
 
 
 class SandboxedSubmission:
-    """One sandboxed process per submission; the judge only ever sees plain values."""
+    """One jail per submission; the judge only ever sees plain values."""
 
-    def __init__(self, path: str | os.PathLike, function: str = "meteor_score", timeout: float = 2.0):
-        self.path = Path(path).resolve()
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        function: str = "meteor_score",
+        timeout: float = 2.0,
+        *,
+        source: str | None = None,
+        filename: str | None = None,
+        budget: float | None = None,
+        limits: Limits | None = None,
+        mode: str | None = None,
+    ):
+        self.path = Path(path)
         self.function = function
         self.timeout = timeout
+        self.budget = budget
+        self.limits = limits or Limits()
+        self.mode = mode or isolation()
+        self.filename = filename or self.path.name
+        self.source = source if source is not None else read_source(self.path)
+        self.load_output = ""
+        self._deadline = time.monotonic() + budget if budget else None
         self._proc: subprocess.Popen | None = None
-        self._start()
+        self._uid: int | None = None
+        self._fds: list[int] = []
+        self._seq = 0
+        self._child: int | None = None
+        self._exit: dict | None = None
+        self._start_jail()
+        self._spawn()
 
-    def _start(self) -> None:
+    # ------------------------------------------------------------ jail and child
+
+    def _start_jail(self) -> None:
+        ctl_in_r, self._ctl_w = os.pipe()
+        self._ctl_r, ctl_out_w = os.pipe()
         req_r, self._req_w = os.pipe()
         self._resp_r, resp_w = os.pipe()
+        inner = [ctl_in_r, ctl_out_w, req_r, resp_w]
+        root = os.getuid() == 0
+        self._uid = _jail_uid() if root else None
+        config = {
+            "fds": inner,
+            "limits": self.limits.rlimits(),
+            "uid": self._uid,
+            "pidns": self.mode == "bubblewrap",
+            "nice": 5,
+        }
+        if not root and self.mode != "bubblewrap":
+            # Without a uid of its own, RLIMIT_NPROC counts all of the grader user's processes.
+            config["limits"]["RLIMIT_NPROC"] = _own_process_count() + self.limits.processes
+        command = [str(PYTHON), "-I", "-S", "/jail/jail_child.py", json.dumps(config)]
+        if self.mode == "bubblewrap":
+            extra = [] if root else ["--unshare-user", "--uid", "65534", "--gid", "65534"]
+            argv = [
+                shutil.which("bwrap"), *_bwrap_mounts(), *extra,
+                "--ro-bind", str(CHILD), "/jail/jail_child.py",
+                "--size", str(self.limits.tmp_mb << 20), "--perms", "1777", "--tmpfs", "/tmp", "--chdir", "/tmp",
+                "--", *command,
+            ]
+            popen_extra: dict[str, Any] = {}
+        else:
+            command[3] = str(CHILD)
+            argv = command
+            popen_extra = {"cwd": "/tmp"}
+            if root:
+                popen_extra.update(user=config["uid"], group=config["uid"], extra_groups=[])
+                config["uid"], config["own_uid"] = None, True
+                argv[-1] = json.dumps(config)
         self._proc = subprocess.Popen(
-            [sys.executable, "-I", "-S", str(CHILD), str(self.path), self.function, str(req_r), str(resp_w)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            pass_fds=(req_r, resp_w), start_new_session=True, env={},
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            pass_fds=inner, start_new_session=True, env={"PATH": "/usr/bin:/bin"}, **popen_extra,
         )
-        os.close(req_r)
-        os.close(resp_w)
-        load = self._receive(self.timeout * 5)
+        for fd in inner:
+            os.close(fd)
+        self._fds = [self._ctl_w, self._ctl_r, self._req_w, self._resp_r]
+        self._send(self._ctl_w, {"source": self.source, "filename": self.filename, "function": self.function})
+
+    def _spawn(self) -> None:
+        """A fresh child that has loaded the submission; raises LoadError if it cannot."""
+        event = None
+        for _ in range(2):
+            if self._proc is None or self._proc.poll() is not None:
+                self._close_jail()
+                self._start_jail()
+            try:
+                self._send(self._ctl_w, {"op": "kill"})
+                event = self._control(lambda e: e.get("event") == "killed", LOAD_TIMEOUT)
+                if event is not None:
+                    _drain(self._resp_r)
+                    self._send(self._ctl_w, {"op": "spawn"})
+                    event = self._control(lambda e: e.get("event") == "spawned", LOAD_TIMEOUT)
+            except (OSError, ProtocolError):
+                event = None
+            if event is not None:
+                break
+            # The server is gone (the submission may have killed it): a new jail, once.
+            self._close_jail()
+        if event is None:
+            raise LoadError("the sandbox did not start")
+        self._child, self._exit = event["pid"], None
+        self._seq = 0
+        load = self._read_answer(0, self._load_time_limit())
         if load is None:
-            raise LoadError("loading the file did not finish in time or crashed")
+            if self._exit:
+                raise LoadError(f"loading the file crashed the process ({_exit_text(self._exit)})")
+            raise LoadError(f"loading the file took longer than {self._load_time_limit():g} s")
+        load = load.get("load")
+        if not isinstance(load, dict):
+            raise LoadError("the sandbox sent a malformed answer while loading the file")
+        self.load_output = _output_text(load)
         if not load.get("ok"):
-            if "error" in load:
-                raise LoadError(load["error"])
-            if not load["defined"]:
-                raise LoadError(missing_function_message(load["names"], self.function))
+            if isinstance(load.get("error"), str):
+                raise LoadError(load["error"][:2000])
+            if not load.get("defined"):
+                names = [n for n in load.get("names", []) if isinstance(n, str)]
+                raise LoadError(missing_function_message(names, self.function))
             raise LoadError(f"{self.function!r} is defined but is not a function")
 
-    def _receive(self, timeout: float) -> dict | None:
-        deadline = time.monotonic() + timeout
-        data = b""
-        need = 4
-        while len(data) < need:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self._resp_r], [], [], left)[0]:
-                return None
-            part = os.read(self._resp_r, need - len(data))
-            if not part:
-                return None
-            data += part
-            if len(data) == 4 and need == 4:
-                need = 4 + struct.unpack(">I", data)[0]
-        return json.loads(data[4:])
+    def _load_time_limit(self) -> float:
+        return max(self.timeout * 5, 5.0)
+
+    def restart(self) -> None:
+        """A fresh child (the state the last one built up is gone); strays are killed."""
+        self._spawn()
+
+    def sweep(self) -> None:
+        """Kill any process the submission left running, keeping the child that answers calls."""
+        try:
+            self._send(self._ctl_w, {"op": "sweep"})
+            self._control(lambda e: e.get("event") == "swept", 5.0)
+        except (OSError, ProtocolError):
+            pass
+
+    # ------------------------------------------------------------ calls
 
     def meteor_score(self, *args: Any, **kwargs: Any) -> Any:
-        message = json.dumps({"args": list(args), "kwargs": kwargs}).encode()
+        answer = next(self.evaluate([(list(args), kwargs)]))
+        if answer.output:
+            sys.stdout.write(answer.output)
+        return answer.result()
+
+    def evaluate(self, calls: list[tuple[list, dict]]) -> Iterator[Answer]:
+        """Answers to `calls`, made in order in the current child, as they arrive.
+
+        A call that times out, crashes or runs past the budget yields that answer, and the
+        rest of the batch is not made; the next call goes to a fresh child.
+        """
+        if not calls:
+            return
+        remaining = self._remaining()
+        if remaining is not None and remaining <= 0:
+            yield self._budget_answer()
+            return
+        self._seq += 1
         try:
-            os.write(self._req_w, struct.pack(">I", len(message)) + message)
+            self._send(self._req_w, {"seq": self._seq, "calls": calls})
         except OSError:
-            self._restart()
-            raise SubmissionError("crash", "the submission's process had ended") from None
-        answer = self._receive(self.timeout)
-        if answer is None:
-            code = self._proc.poll()
-            self._restart()
-            if code is None:
-                raise SubmissionError("timeout", f"the call took longer than {self.timeout:g} s")
-            raise SubmissionError("crash", f"the submission's process ended (exit status {code})")
-        if answer.get("output"):
-            sys.stdout.write(answer["output"])
-        if not answer["ok"]:
-            raise SubmissionError(answer["kind"], answer["error"], answer.get("traceback", ""))
-        return decode(answer["value"])
+            yield self._crashed()
+            return
+        done = 0
+        while done < len(calls):
+            limit, by_budget = self.timeout, False
+            remaining = self._remaining()
+            if remaining is not None and remaining < limit:
+                limit, by_budget = max(remaining, 0.0), True
+            try:
+                message = self._read_answer(self._seq, limit)
+            except ProtocolError as exc:
+                yield self._failed("crash", f"the submission's process sent a malformed answer ({exc})")
+                return
+            if message is None:
+                if self._exit is not None:
+                    yield self._crashed()
+                elif by_budget:
+                    yield self._failed("not_run", self._budget_text())
+                else:
+                    yield self._failed("timeout", f"the call took longer than {self.timeout:g} s")
+                return
+            answers = message.get("answers")
+            if not isinstance(answers, list) or len(answers) > len(calls) - done:
+                yield self._failed("crash", "the submission's process sent a malformed answer")
+                return
+            for raw in answers:
+                try:
+                    answer = _parse_answer(raw)
+                except ProtocolError as exc:
+                    yield self._failed("crash", f"the submission's process sent a malformed answer ({exc})")
+                    return
+                done += 1
+                yield answer
 
-    def _restart(self) -> None:
-        self.close()
-        self._start()
+    def _remaining(self) -> float | None:
+        return None if self._deadline is None else self._deadline - time.monotonic()
 
-    def close(self) -> None:
-        if self._proc and self._proc.poll() is None:
-            os.killpg(self._proc.pid, signal.SIGKILL)
+    def _budget_text(self) -> str:
+        return f"not run: the submission used up its time budget of {self.budget:g} s"
+
+    def _budget_answer(self) -> Answer:
+        return Answer(False, kind="not_run", error=self._budget_text())
+
+    def _failed(self, kind: str, message: str) -> Answer:
+        try:
+            self._spawn()
+        except LoadError:
+            pass  # the next call will report it
+        return Answer(False, kind=kind, error=message)
+
+    def _crashed(self) -> Answer:
+        if self._exit is None:
+            self._control(lambda e: False, 0.2)
+        how = _exit_text(self._exit) if self._exit else "it stopped answering"
+        return self._failed("crash", f"the submission's process ended during the call ({how})")
+
+    # ------------------------------------------------------------ wire
+
+    def _send(self, fd: int, message: dict) -> None:
+        data = json.dumps(message).encode()
+        data = struct.pack(">I", len(data)) + data
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+
+    def _control(self, wanted, timeout: float) -> dict | None:
+        """Read control events until one is `wanted`; remembers the child's exit on the way."""
+        deadline = time.monotonic() + timeout
+        while True:
+            event = self._read_message(self._ctl_r, deadline)
+            if event is None:
+                return None
+            self._note_exit(event)
+            if wanted(event):
+                return event
+
+    def _note_exit(self, event: dict) -> None:
+        if event.get("event") == "exit" and event.get("pid") == self._child:
+            self._exit = event.get("status") if isinstance(event.get("status"), dict) else {}
+
+    def _read_answer(self, seq: int, timeout: float) -> dict | None:
+        """The next message of request `seq` from the child, or None if it timed out or died."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            ready = select.select([self._resp_r, self._ctl_r], [], [], left)[0]
+            if self._resp_r in ready:
+                message = self._read_message(self._resp_r, deadline)
+                if message is None:
+                    return None
+                if message.get("seq") == seq:
+                    return message
+                continue  # a stale answer of an abandoned request
+            if self._ctl_r in ready:
+                event = self._read_message(self._ctl_r, deadline)
+                if event is None:
+                    self._exit = self._exit or {"text": "the sandbox ended"}
+                    return None
+                self._note_exit(event)
+                if self._exit is not None:
+                    # The child is gone; an answer it wrote before dying may still be waiting.
+                    if select.select([self._resp_r], [], [], 0)[0]:
+                        continue
+                    return None
+
+    def _read_message(self, fd: int, deadline: float) -> dict | None:
+        head = self._read_exact(fd, 4, deadline)
+        if head is None:
+            return None
+        size = struct.unpack(">I", head)[0]
+        if size > MESSAGE_LIMIT:
+            raise ProtocolError("message too large")
+        body = self._read_exact(fd, size, deadline)
+        if body is None:
+            return None
+        try:
+            message = json.loads(body)
+        except (ValueError, RecursionError) as exc:
+            raise ProtocolError(f"not JSON: {type(exc).__name__}") from None
+        if not isinstance(message, dict):
+            raise ProtocolError("not an object")
+        return message
+
+    def _read_exact(self, fd: int, n: int, deadline: float) -> bytes | None:
+        chunks = []
+        while n:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return None
+            part = os.read(fd, min(n, 1 << 20))
+            if not part:
+                return None
+            chunks.append(part)
+            n -= len(part)
+        return b"".join(chunks)
+
+    # ------------------------------------------------------------ end
+
+    def _close_jail(self) -> None:
+        if self._proc is not None:
+            if self._proc.poll() is None:
+                try:
+                    os.killpg(self._proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
             self._proc.wait()
-        for fd in (self._req_w, self._resp_r):
+            self._proc = None
+        if self._uid is not None:
+            _kill_uid(self._uid)
+        for fd in self._fds:
             try:
                 os.close(fd)
             except OSError:
                 pass
+        self._fds = []
+
+    def close(self) -> None:
+        """End the jail and every process in it."""
+        if self._proc is not None and self._proc.poll() is None and self.mode != "bubblewrap":
+            # Without a pid namespace the server must kill the strays before it goes.
+            try:
+                self._send(self._ctl_w, {"op": "quit"})
+                self._proc.wait(timeout=2)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self._close_jail()
+
+    def __enter__(self) -> "SandboxedSubmission":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def read_source(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise LoadError(f"cannot read the file: {exc.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise LoadError(f"the file is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def _drain(fd: int) -> None:
+    while select.select([fd], [], [], 0)[0]:
+        if not os.read(fd, 1 << 16):
+            return
+
+
+def _exit_text(status: dict) -> str:
+    if "signal" in status:
+        return f"killed by {status.get('name')}: {status.get('text')}"[:200]
+    if "exit" in status:
+        return f"exit status {status['exit']}"
+    return str(status.get("text", "it ended"))[:200]
+
+
+def _output_text(raw: dict) -> str:
+    text, size = raw.get("output", ""), raw.get("output_size", 0)
+    if not isinstance(text, str) or not isinstance(size, int):
+        return ""
+    shown = len(text.encode("utf-8", "replace"))
+    if size > shown:
+        text += f"\n... [{size - shown} more bytes cut, {size} printed in all]\n"
+    return text
+
+
+def _parse_answer(raw: Any) -> Answer:
+    if not isinstance(raw, dict) or not isinstance(raw.get("ok"), bool):
+        raise ProtocolError("not an answer")
+    output = _output_text(raw)
+    if raw["ok"]:
+        value = raw.get("value")
+        _check_value(value)
+        return Answer(True, value=value, output=output)
+    error, trace = raw.get("error"), raw.get("traceback", "")
+    if not isinstance(error, str) or not isinstance(trace, str):
+        raise ProtocolError("malformed error")
+    return Answer(False, kind="exception", error=error[:2000], traceback=trace[:8000], output=output)
+
+
+def _check_value(value: Any) -> None:
+    if value is None or type(value) in (bool, int, str):
+        if type(value) is int and not -(2**63) < value < 2**63:
+            raise ProtocolError("integer out of range")
+        return
+    if type(value) is dict and len(value) == 1:
+        (tag, text), = value.items()
+        if tag in ("float", "opaque") and type(text) is str and len(text) <= 200:
+            if tag == "float":
+                try:
+                    float(text)
+                except ValueError:
+                    raise ProtocolError("bad float") from None
+            return
+    raise ProtocolError("not a plain value")
 
 
 def decode(value: Any) -> Any:
@@ -106,3 +549,48 @@ def decode(value: Any) -> Any:
             return float(value["float"])
         return Opaque(value["opaque"])
     return value
+
+
+def processes_of(uid: int) -> list[int]:
+    """Live processes running as `uid` (read from status: /proc/PID is root's after a uid change)."""
+    wanted = str(uid).encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status", "rb") as f:
+                status = f.read(1024)
+        except OSError:
+            continue
+        state = status.split(b"State:", 1)[1].split(None, 1)[0] if b"State:" in status else b""
+        uids = status.split(b"\nUid:", 1)[1].split(None, 1)[:1] if b"\nUid:" in status else []
+        if uids == [wanted] and state != b"Z":
+            found.append(int(entry))
+    return found
+
+
+def _kill_uid(uid: int) -> None:
+    """Kill every process running as `uid` (a jail's own uid) and wait until none is left."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        alive = processes_of(uid)
+        if not alive:
+            return
+        for pid in alive:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.002)
+
+
+def _own_process_count() -> int:
+    uid = os.getuid()
+    count = 0
+    for entry in os.listdir("/proc"):
+        try:
+            count += entry.isdigit() and os.stat(f"/proc/{entry}").st_uid == uid
+        except OSError:
+            pass
+    return count

@@ -1,0 +1,403 @@
+"""`meteor-kit grade`: a whole class, each submission jailed, several at a time.
+
+Flow: the command line names paths; `discover` turns them into submissions; worker
+processes grade them (trusted pytest in the worker, the submission in its sandbox); the
+parent gathers the reports and writes results.json, grades.csv and Gradescope files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import multiprocessing
+import os
+import re
+import signal
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from pathlib import Path
+from typing import Any
+
+from grader import exercise, runner
+from grader.memo import Recorder, Trace, Tree
+from grader.notebook import NotebookError, extract
+from grader.outputs import write_outputs
+from grader.progress import Progress, summary
+from grader.sandbox import ISOLATION_NOTES, SandboxedSubmission, isolation
+from grader.submission import LoadError
+
+MAX_BYTES = 1_000_000
+SUFFIXES = (".py", ".ipynb")
+# A worker that overruns its submission's budget by this much is killed (the grader's own safety net).
+GRACE = 60.0
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One submission to grade: its name in the reports and the file holding it."""
+
+    name: str
+    path: Path | None
+    problem: str = ""  # why it cannot be graded at all, found before anything runs
+
+
+@dataclass(frozen=True)
+class Settings:
+    timeout: float
+    budget: float
+    memo: bool = True
+
+
+class UsageError(Exception):
+    """Bad arguments: the command stops before grading anything."""
+
+
+# ---------------------------------------------------------------- finding submissions
+
+
+def discover(paths: list[str]) -> list[Spec]:
+    specs: list[Spec] = []
+    for text in paths:
+        path = Path(text)
+        if not path.exists():
+            raise UsageError(f"no such file or directory: {text}")
+        if path.is_file():
+            if path.suffix not in SUFFIXES:
+                raise UsageError(f"{text} is not a .py or .ipynb file")
+            specs.append(Spec(path.name, path))
+        else:
+            found = _expand(path, top=True)
+            if not found:
+                raise UsageError(f"no .py or .ipynb submission in {text}")
+            specs += found
+    return _unique_names(specs)
+
+
+def _expand(directory: Path, top: bool = False) -> list[Spec]:
+    """A directory holding one file is that submission; otherwise each file and subdirectory is one."""
+    entries = sorted(p for p in directory.iterdir() if not p.name.startswith((".", "__")))
+    files = [p for p in entries if p.is_file() and p.suffix in SUFFIXES]
+    subdirs = [p for p in entries if p.is_dir()]
+    if len(files) == 1 and not subdirs:
+        return [Spec(files[0].name if top else directory.name, files[0])]
+    if not files and not subdirs:
+        return [] if top else [Spec(directory.name, None, "the directory holds no .py or .ipynb file")]
+    specs = [Spec(f.name, f) for f in files]
+    for sub in subdirs:
+        specs += _expand(sub)
+    return specs
+
+
+def _unique_names(specs: list[Spec]) -> list[Spec]:
+    seen: Counter[str] = Counter()
+    unique = []
+    for spec in specs:
+        seen[spec.name] += 1
+        name = spec.name if seen[spec.name] == 1 else f"{spec.name} ({seen[spec.name]})"
+        unique.append(Spec(name, spec.path, spec.problem))
+    return unique
+
+
+@dataclass
+class Prepared:
+    source: str = ""
+    filename: str = ""
+    problem: str = ""
+    notebook: Any = None
+
+
+def prepare(spec: Spec) -> Prepared:
+    """The code to run, or a one-line reason it cannot run. Reads bytes only, never runs them."""
+    if spec.problem or spec.path is None:
+        return Prepared(problem=spec.problem)
+    try:
+        size = spec.path.stat().st_size
+        if size > MAX_BYTES:
+            return Prepared(problem=f"the file is {size / 1e6:.1f} MB; a submission may be at most {MAX_BYTES // 1_000_000} MB")
+        data = spec.path.read_bytes()
+    except OSError as exc:
+        return Prepared(problem=f"cannot read the file: {exc.strerror}")
+    if not data.strip():
+        return Prepared(problem="the file is empty")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Prepared(problem=f"the file is not UTF-8 text ({exc.reason} at byte {exc.start})")
+    if spec.path.suffix == ".ipynb":
+        try:
+            script = extract(text)
+        except NotebookError as exc:
+            return Prepared(problem=str(exc))
+        return Prepared(script.source, spec.path.name, notebook=script)
+    return Prepared(text, spec.path.name)
+
+
+# ---------------------------------------------------------------- grading one submission
+
+
+class Grader:
+    """Grades submissions one after another in this (trusted) process, remembering behaviours."""
+
+    def __init__(self, settings: Settings, template: list[dict]):
+        self.settings = settings
+        self.template = template
+        self.tree = Tree()
+        self.ex = exercise.load()
+
+    def grade(self, spec: Spec) -> tuple[dict, Trace | None]:
+        started = time.monotonic()
+        prepared = prepare(spec)
+        if prepared.problem:
+            return self._unloadable(spec.name, prepared.problem, started), None
+        try:
+            sandbox = SandboxedSubmission(
+                spec.path, self.ex.function, self.settings.timeout,
+                source=prepared.source, filename=prepared.filename, budget=self.settings.budget,
+            )
+        except LoadError as exc:
+            message = str(exc)
+            if prepared.notebook is not None:
+                message = re.sub(r"\bline (\d+)", lambda m: prepared.notebook.where(int(m.group(1))), message)
+            return self._unloadable(spec.name, message, started), None
+        try:
+            report, trace = self._run(spec.name, sandbox)
+            result = report.as_json()
+            result["duration"] = round(time.monotonic() - started, 3)
+            result["diagnosis"] = _diagnosis(sandbox, result)
+            return result, trace
+        finally:
+            sandbox.close()
+
+    def _run(self, name: str, sandbox: SandboxedSubmission) -> tuple[runner.Report, Trace | None]:
+        if self.settings.memo:
+            tests = self.tree.replay(sandbox, self.settings.budget / 4)
+            if tests is not None:
+                return runner.Report(name, "graded", "", tests), None
+            sandbox.restart()
+        recorder = Recorder(sandbox)
+        report = runner.run(lambda: recorder, name)
+        trace = recorder.trace(report.tests) if report.status == "graded" else None
+        if trace is not None and self.settings.memo:
+            self.tree.add(trace)
+        return report, trace
+
+    def _unloadable(self, name: str, reason: str, started: float) -> dict:
+        message = f"could not load the submission: {reason}"
+        tests = [runner.TestResult(**{**t, "message": message}) for t in self.template]
+        report = runner.Report(name, "error", message, tests, round(time.monotonic() - started, 3))
+        result = report.as_json()
+        result["diagnosis"] = None
+        return result
+
+
+def error_template() -> list[dict]:
+    """Every test as a submission that cannot load sees it: taken from a real run, not rebuilt by hand."""
+    def refuse():
+        raise LoadError("-")
+
+    report = runner.run(refuse, "-")
+    return [{**vars(t), "message": ""} for t in report.tests]
+
+
+def _diagnosis(sandbox: SandboxedSubmission, result: dict) -> dict | None:
+    """What misconception explains the failures, from the diagnosis module where it exists."""
+    if result["status"] != "graded" or result["passed"] == len(result["tests"]):
+        return None
+    try:
+        from grader.diagnose import diagnose_submission
+    except ImportError:
+        return None
+    import dataclasses
+
+    try:
+        sandbox.restart()
+        found = diagnose_submission(sandbox, result["tests"])
+    except LoadError:
+        return None
+    return dataclasses.asdict(found) if found is not None else None
+
+
+# ---------------------------------------------------------------- workers
+
+
+def _worker(conn: Connection, settings: Settings, template: list[dict]) -> None:
+    """A grading process: takes (index, spec, new traces) and answers (index, result, trace)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    grader = Grader(settings, template)
+    while True:
+        try:
+            task = conn.recv()
+        except EOFError:
+            return
+        if task is None:
+            return
+        index, spec, traces = task
+        for trace in traces:
+            grader.tree.add(trace)
+        try:
+            result, trace = grader.grade(spec)
+        except Exception as exc:  # noqa: BLE001 - the grader's own failure must not stop the class
+            result, trace = _grader_failed(spec.name, template, f"{type(exc).__name__}: {exc}"), None
+        conn.send((index, result, trace))
+
+
+def _grader_failed(name: str, template: list[dict], why: str) -> dict:
+    message = f"the grader failed on this submission ({why}); grade it again or alone with meteor-kit check"
+    tests = [{**t, "status": "not_run", "message": message, "output": "", "score": 0.0} for t in template]
+    return {"submission": name, "status": "error", "message": message, "tests": tests, "duration": 0.0,
+            "score": 0.0, "max_score": sum(t["max_score"] for t in tests), "passed": 0, "diagnosis": None}
+
+
+@dataclass
+class _Slot:
+    process: multiprocessing.Process
+    conn: Connection
+    seen: int = 0  # how many of the parent's traces this worker has
+    task: tuple | None = None
+    since: float = 0.0
+
+
+def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progress | None = None) -> list[dict]:
+    template = error_template()
+    context = multiprocessing.get_context("fork")
+    traces: list[Trace] = []
+    results: list[dict | None] = [None] * len(specs)
+    pending = list(range(len(specs)))[::-1]
+    slots: list[_Slot] = []
+
+    def start() -> _Slot:
+        parent, child = context.Pipe()
+        process = context.Process(target=_worker, args=(child, settings, template), daemon=True)
+        process.start()
+        child.close()
+        return _Slot(process, parent)
+
+    try:
+        for _ in range(min(jobs, len(specs))):
+            slots.append(start())
+        while any(r is None for r in results):
+            for slot in slots:
+                if slot.task is None and pending:
+                    index = pending.pop()
+                    slot.task = (index, specs[index], traces[slot.seen:])
+                    slot.seen = len(traces)
+                    slot.since = time.monotonic()
+                    slot.conn.send(slot.task)
+            ready = wait([s.conn for s in slots if s.task is not None], timeout=1.0)
+            for slot in list(slots):
+                if slot.task is None:
+                    continue
+                index = slot.task[0]
+                overdue = time.monotonic() - slot.since > settings.budget + GRACE
+                if slot.conn in ready:
+                    try:
+                        _, result, trace = slot.conn.recv()
+                    except (EOFError, OSError):
+                        result, trace = None, None
+                    if result is not None:
+                        results[index] = result
+                        if trace is not None:
+                            traces.append(trace)
+                        slot.task = None
+                        if progress:
+                            progress.update(result)
+                        continue
+                elif not overdue:
+                    continue
+                # The worker died or hung: that submission is reported, a new worker takes over.
+                why = "it ran past its budget" if overdue else "the grading process ended"
+                results[index] = _grader_failed(specs[index].name, template, why)
+                if progress:
+                    progress.update(results[index])
+                slot.process.kill()
+                slot.process.join()
+                slots[slots.index(slot)] = start()
+    finally:
+        for slot in slots:
+            try:
+                slot.conn.send(None)
+            except OSError:
+                pass
+        for slot in slots:
+            slot.process.join(timeout=5)
+            if slot.process.is_alive():
+                slot.process.kill()
+                slot.process.join()
+    return results  # type: ignore[return-value]
+
+
+# ---------------------------------------------------------------- the command
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    ex = exercise.load()
+    parser = commands.add_parser(
+        "grade", help="grade a class: every submission sandboxed, several at a time",
+        description="Grade every SUBMISSION (a .py file, an .ipynb notebook, or a directory of them) "
+        "and write results.json, grades.csv and Gradescope results into --out.",
+    )
+    parser.add_argument("submissions", nargs="+", metavar="SUBMISSION")
+    parser.add_argument("--out", required=True, type=Path, help="directory for the output files")
+    parser.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1,
+                        help="submissions graded in parallel (default: the number of cores)")
+    parser.add_argument("--timeout", type=_positive_float, default=ex.call_timeout,
+                        help=f"seconds for one call into a submission (default {ex.call_timeout:g})")
+    parser.add_argument("--budget", type=_positive_float, default=ex.budget,
+                        help=f"seconds of wall time for one submission in all (default {ex.budget:g})")
+    parser.add_argument("--no-memo", dest="memo", action="store_false",
+                        help="run the tests in full for every submission, even one that behaves like an earlier one")
+    parser.set_defaults(func=cmd_grade)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError("must be a positive number of seconds")
+    return value
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    try:
+        specs = discover(args.submissions)
+        if args.out.exists() and not args.out.is_dir():
+            raise UsageError(f"--out {args.out} exists and is not a directory")
+    except UsageError as exc:
+        print(f"meteor-kit grade: {exc}", file=sys.stderr)
+        return 2
+    mode = isolation()
+    if ISOLATION_NOTES[mode]:
+        print(ISOLATION_NOTES[mode], file=sys.stderr)
+    settings = Settings(args.timeout, args.budget, args.memo)
+    started = time.monotonic()
+    progress = Progress(len(specs), sys.stderr)
+    results = grade_all(specs, settings, args.jobs, progress)
+    progress.finish()
+    elapsed = time.monotonic() - started
+    document = {
+        "exercise": exercise.load().id,
+        "isolation": mode,
+        "settings": {"timeout": settings.timeout, "budget": settings.budget, "jobs": args.jobs},
+        "duration": round(elapsed, 3),
+        "submissions": results,
+    }
+    write_outputs(args.out, document)
+    print(summary(results, elapsed, args.out))
+    return 0

@@ -1,0 +1,84 @@
+"""The files a class grading leaves in --out, each replaced atomically: never seen half-written."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+from grader.gradescope import to_gradescope
+
+CSV_COLUMNS = ("submission", "score", "max_score", "status", "passed", "tests")
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write a sibling temporary file, then rename it over `path` (rename is atomic)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def grades_csv(results: list[dict]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for r in results:
+        writer.writerow([r["submission"], f"{r['score']:g}", f"{r['max_score']:g}", r["status"], r["passed"], len(r["tests"])])
+    return buffer.getvalue()
+
+
+def safe_name(name: str) -> str:
+    """A submission's name as one directory name (names come from student files)."""
+    cleaned = re.sub(r"[^\w.@+-]", "_", name).lstrip(".")
+    return cleaned[:120] or "_"
+
+
+def write_outputs(out: Path, document: dict) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    results = document["submissions"]
+    # Gradescope files go into a new tree that replaces the old one in one rename, so a
+    # regrade never mixes this run's files with those of a submission no longer graded.
+    staging = Path(tempfile.mkdtemp(prefix=".gradescope.", dir=out))
+    used: set[str] = set()
+    for r in results:
+        name = safe_name(r["submission"])
+        while name in used:
+            name += "_"
+        used.add(name)
+        (staging / name).mkdir()
+        (staging / name / "results.json").write_text(json.dumps(to_gradescope(r), indent=2), encoding="utf-8")
+    target = out / "gradescope"
+    if target.exists():
+        old = Path(tempfile.mkdtemp(prefix=".gradescope-old.", dir=out))
+        os.replace(target, old / "gradescope")
+        os.replace(staging, target)
+        shutil.rmtree(old)
+    else:
+        os.replace(staging, target)
+    write_atomic(out / "grades.csv", grades_csv(results))
+    report = _class_report(document)
+    if report is not None:
+        write_atomic(out / "report.html", report)
+    # Last: results.json is what other tools wait for.
+    write_atomic(out / "results.json", json.dumps(document, indent=2) + "\n")
+
+
+def _class_report(document: dict) -> str | None:
+    try:
+        from grader import class_report
+    except ImportError:
+        return None
+    return class_report.render(document)

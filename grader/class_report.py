@@ -243,7 +243,7 @@ def render(results: dict) -> str:
     for i, s in enumerate(subs):
         d = s.get("diagnosis")
         if d:
-            key = d.get("mistake") or "(no known mistake)"
+            key = d.get("mistake") or ("(no answer)" if d.get("kind") == "no_answer" else "(no known mistake)")
             groups[key].append(i)
             texts.setdefault(key, d)
     out.append('<section class="card" id="diagnoses"><h2>Most common diagnoses</h2>')
@@ -251,7 +251,9 @@ def render(results: dict) -> str:
         out.append('<table><tr><th class="num">count</th><th>diagnosis</th></tr>')
         for key, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
             d = texts[key]
-            sentence = d.get("message", "") if d.get("mistake") else "No model of a known mistake matches these submissions."
+            sentence = d.get("message", "") if d.get("mistake") else (
+                "Every call raised an error or ran out of time." if d.get("kind") == "no_answer"
+                else "No model of a known mistake matches these submissions.")
             links = ", ".join(f'<a href="#{_anchor(i)}">{_e(subs[i].get("submission", ""))}</a>' for i in members)
             out.append(f'<tr><td class="num"><b>{len(members)}</b></td><td><span class="mistake">{_e(key)}</span><br>{_e(sentence)}<br><span class="muted">{links}</span></td></tr>')
         out.append("</table>")

@@ -116,6 +116,7 @@ def browser_table() -> dict:
 @dataclass
 class Diagnosis:
     mistake: str | None  # a model's id, or None when no model matches
+    kind: str  # model | unknown | no_answer
     message: str  # one sentence for the student
     example: str | None  # a call showing it (our probes or a visible test's input only)
     section: str | None
@@ -168,7 +169,7 @@ def diagnose_submission(submission: Any, tests: list[dict] | None = None, budget
     found = diagnosis_core.diagnose_outputs(outputs, table, failing)
     if found is None:
         return None
-    return Diagnosis(found["mistake"], found["message"], found["example"], found["section"], found["rule"], found["explains_all"])
+    return Diagnosis(found["mistake"], found["kind"], found["message"], found["example"], found["section"], found["rule"], found["explains_all"])
 
 
 def diagnose_path(path, report) -> Diagnosis | None:

@@ -109,7 +109,11 @@ def failing_calls(tests: list[dict]) -> list[str]:
 
 
 def diagnose_outputs(outputs: list, table: dict, failing: list[str] | None = None) -> dict | None:
-    """One sentence naming the mistake behind `outputs`, or None when they agree with the reference."""
+    """One sentence naming the mistake behind `outputs`, or None when they agree with the reference.
+
+    `kind` is "model" (a known mistake, named by `mistake`), "unknown" (no model matches; `example`
+    is the smallest failing input) or "no_answer" (every call raised or timed out).
+    """
     model, diffs, wrong = best_model(outputs, table)
     if not wrong:
         return None
@@ -118,6 +122,7 @@ def diagnose_outputs(outputs: list, table: dict, failing: list[str] | None = Non
         # Every model that raises somewhere would "match"; none of them says why this one never returns.
         return {
             "mistake": None,
+            "kind": "no_answer",
             "section": None,
             "rule": None,
             "explains_all": False,
@@ -131,6 +136,7 @@ def diagnose_outputs(outputs: list, table: dict, failing: list[str] | None = Non
             smallest = f"{call_text(probes[i])} returned {shown(outputs[i])}, but the rules give {shown(table['reference'][i])}"
         return {
             "mistake": None,
+            "kind": "unknown",
             "section": None,
             "rule": None,
             "explains_all": False,
@@ -145,6 +151,7 @@ def diagnose_outputs(outputs: list, table: dict, failing: list[str] | None = Non
         message += " Some other results differ too, so there may be a second mistake."
     return {
         "mistake": model["id"],
+        "kind": "model",
         "section": model["section"],
         "rule": model["rule"],
         "explains_all": explains_all,

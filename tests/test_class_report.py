@@ -204,3 +204,15 @@ def test_a_diagnosis_without_its_text_field_shows_the_example_too():
     page = class_report.render({"submissions": [{"submission": "a.py", "status": "graded", "score": 1, "max_score": 2,
                                                   "diagnosis": diagnosis, "tests": []}]})
     assert "not clipped. For example, meteor_score(&#x27;sun moon&#x27;" in page
+
+
+def test_submissions_that_never_answer_are_counted_apart_from_unknown_mistakes():
+    def sub(name, kind):
+        return {"submission": name, "status": "graded", "score": 0, "max_score": 1, "tests": [],
+                "diagnosis": {"mistake": None, "kind": kind, "message": "...", "example": None}}
+
+    page = class_report.render({"submissions": [sub("a.py", "no_answer"), sub("b.py", "no_answer"), sub("c.py", "unknown")]})
+    section = page.split('id="diagnoses"')[1].split("</section>")[0]
+    counts = re.findall(r'<td class="num"><b>(\d+)</b></td><td><span class="mistake">([^<]+)</span>', section)
+    assert counts == [("2", "(no answer)"), ("1", "(no known mistake)")]
+    assert "Every call raised an error or ran out of time." in section

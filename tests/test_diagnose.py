@@ -185,7 +185,7 @@ def test_a_submission_that_hangs_is_not_probed_for_long():
     hangs = Hangs()
     found = diagnose.diagnose_submission(hangs)
     assert hangs.calls <= diagnose.MAX_TIMEOUTS + 1
-    assert found.mistake is None
+    assert found.mistake is None and found.kind == "no_answer"
     assert "on every input we tried" in found.message
 
 
@@ -225,7 +225,8 @@ def test_a_diagnosis_serializes_for_results_json():
     assert data["mistake"] == "no_rounding"
     assert data["message"].startswith("Your scores match what happens when the score is not rounded: ")
     assert data["text"].startswith(data["message"] + " For example, meteor_score(")
-    assert set(data) == {"mistake", "message", "example", "section", "rule", "explains_all", "text"}
+    assert set(data) == {"mistake", "kind", "message", "example", "section", "rule", "explains_all", "text"}
+    assert data["kind"] == "model"
 
 
 def run_check(meteor_kit, path: Path, *extra: str) -> subprocess.CompletedProcess:

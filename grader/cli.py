@@ -55,6 +55,8 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "grader.grade",
     "grader.gradescope",
     "grader.explain_cli",
+    "grader.web_build",
+    "grader.serve",
 )
 
 

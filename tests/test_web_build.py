@@ -1,0 +1,161 @@
+"""The student's page as built: what it ships, what it must never ship, and how it is served."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import shutil
+import urllib.request
+import warnings
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from grader import exercise, serve, web_build
+from tests.conftest import load_module
+from tests.web_site import ROOT, built_site, fingerprints, leaks, shipped_sources, site_blobs
+
+
+@pytest.fixture(scope="module")
+def site() -> Path:
+    return built_site()
+
+
+@pytest.fixture(scope="module")
+def page_data(site: Path) -> dict:
+    html = (site / "index.html").read_text(encoding="utf-8")
+    match = re.search(r'<script type="application/json" id="page-data">(.*?)</script>', html, re.S)
+    assert match, "index.html has no page data"
+    return json.loads(match.group(1).replace("<\\/", "</"))
+
+
+def reference_prints() -> list[bytes]:
+    prints = fingerprints(ROOT / "solutions" / "reference.py", shipped_sources())
+    assert len(prints) >= 15, "too few lines of the reference to recognise it by"
+    return prints
+
+
+def test_no_file_of_the_site_contains_the_reference_solution(site):
+    assert leaks(site, reference_prints()) == []
+
+
+def test_no_file_of_the_site_contains_the_private_tier(site):
+    prints = fingerprints(ROOT / "hidden_tests" / "test_private.py", shipped_sources())
+    assert len(prints) >= 5
+    assert leaks(site, prints) == []
+    names = [name for name, _ in site_blobs(site)]
+    assert not [n for n in names if "test_private" in n or "solutions/" in n or "reference.py" in n]
+
+
+def test_the_leak_check_finds_a_planted_reference(site, tmp_path):
+    copy = tmp_path / "site"
+    shutil.copytree(site / "py", copy / "py")
+    with zipfile.ZipFile(copy / "py" / "kit.zip", "a") as z:
+        z.write(ROOT / "solutions" / "reference.py", "grader/helpers.py")
+    found = leaks(copy, reference_prints())
+    assert found and all(where.startswith("py/kit.zip") for where in found)
+    assert any(where.startswith("py/kit.zip!grader/helpers.py") for where in found)
+
+
+def test_the_site_ships_the_grader_and_the_browser_tiers_only(site):
+    with zipfile.ZipFile(site / "py" / "kit.zip") as z:
+        names = set(z.namelist())
+    assert names == set(web_build.KIT_FILES) | {"page_session.py"}
+    browser_test_files = {f"hidden_tests/test_{tier}.py" for tier in exercise.load().browser_tiers}
+    assert browser_test_files <= names
+
+
+def test_the_site_is_self_contained(site):
+    for name in ("index.html", "app.js", "app.css", "worker.js", "pyodide/pyodide.mjs", "pyodide/pyodide.asm.wasm",
+                 "py/stdlib.zip", "py/site-packages.zip", "py/hypothesis-cache.zip"):
+        assert (site / name).is_file(), name
+    # Nothing the page loads points outside its own origin.
+    for name in ("index.html", "app.js", "worker.js", "app.css"):
+        text = (site / name).read_text(encoding="utf-8")
+        assert not re.search(r"""(src|href)\s*=\s*["']https?://""", text), name
+        assert "cdn.jsdelivr" not in text and "unpkg.com" not in text, name
+
+
+def test_the_wheels_are_the_pinned_pytest_and_hypothesis(site):
+    with zipfile.ZipFile(site / "py" / "site-packages.zip") as z:
+        names = z.namelist()
+    assert "pytest-9.0.3.dist-info/METADATA" in names
+    assert "hypothesis-6.155.2.dist-info/METADATA" in names
+    # Precompiled: bytecode only, no sources to compile on the student's machine.
+    assert any(n.endswith("_pytest/python.pyc") for n in names)
+    assert not [n for n in names if n.endswith(".py")]
+
+
+def test_the_page_has_a_breakdown_of_every_statement_example(page_data):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the tier mark is registered by hidden_tests' conftest
+        examples = load_module(ROOT / "hidden_tests" / "test_examples.py", "examples_for_web_test").EXAMPLES
+    by_key = {e.get("key"): e for e in page_data["examples"]}
+    assert set(examples) <= set(by_key)
+    assert len(page_data["examples"]) > len(examples), "a few more examples are chosen at build time"
+    for key, (reference, candidate, params, exact) in examples.items():
+        shown = by_key[key]
+        assert (shown["reference"], shown["candidate"], shown["params"]) == (reference, candidate, params)
+        assert math.isclose(shown["score"], exact, abs_tol=0.0005 + 1e-9)
+
+
+def test_each_link_of_a_breakdown_joins_equal_words_and_uses_a_reference_word_once(page_data):
+    for e in page_data["examples"]:
+        used = [r for _, r in e["links"]]
+        assert len(used) == len(set(used)) == e["m"]
+        for c, r in e["links"]:
+            assert e["candidateTokens"][c] == e["referenceTokens"][r]
+        covered = sorted(i for start, end in e["chunks"] for i in range(start, end))
+        assert covered == sorted(c for c, _ in e["links"])
+
+
+def test_the_page_gets_its_limits_and_points_from_the_exercise(page_data):
+    ex = exercise.load()
+    assert page_data["testTimeout"] == ex.browser_test_timeout
+    assert set(page_data["tiers"]) == set(ex.browser_tiers)
+    assert page_data["starter"] == (ROOT / "problem" / "starter.py").read_text(encoding="utf-8")
+
+
+def test_the_statement_is_rendered_with_its_math(site):
+    html = (site / "index.html").read_text(encoding="utf-8")
+    assert "<h2>Problem statement</h2>" in html
+    assert html.count('class="katex"') >= 10
+    assert "$$" not in html.split('id="page-data"')[0]
+
+
+def test_the_server_sends_isolation_headers_and_mime_types(site):
+    server, url = serve.serve_in_thread(site)
+    try:
+        expected = {
+            "": "text/html",
+            "app.js": "text/javascript",
+            "worker.js": "text/javascript",
+            "pyodide/pyodide.mjs": "text/javascript",
+            "pyodide/pyodide.asm.wasm": "application/wasm",
+            "py/stdlib.zip": "application/zip",
+            "app.css": "text/css",
+        }
+        for path, mime in expected.items():
+            with urllib.request.urlopen(url + path) as response:
+                assert response.headers["Content-Type"].startswith(mime), path
+                assert response.headers["Cross-Origin-Opener-Policy"] == "same-origin"
+                assert response.headers["Cross-Origin-Embedder-Policy"] == "require-corp"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_build_is_current_until_an_input_changes(site, monkeypatch):
+    assert web_build.is_current(site)
+    real = web_build.input_files
+    monkeypatch.setattr(web_build, "input_files", lambda: real()[:-1])
+    assert not web_build.is_current(site)
+
+
+def test_build_web_refuses_to_replace_a_folder_it_did_not_build(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(SystemExit, match="refusing"):
+        web_build.build(tmp_path)
+    assert (tmp_path / "notes.txt").read_text() == "mine"

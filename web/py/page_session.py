@@ -1,0 +1,139 @@
+"""The page's side of a test run, inside Pyodide: the kit's own runner on the editor's code.
+
+The worker calls `run_tests` and `try_it`; `post(kind, json)` is its one callback, used to say
+which test is running so the page's timer can interrupt just that test.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import asdict
+from typing import Any, Callable
+
+import pytest
+from _pytest.unraisableexception import gc_collect_iterations_key
+
+from grader import exercise, runner
+from grader.checks import describe
+from grader.submission import LoadError, LocalSubmission, SubmissionError
+
+EXERCISE = exercise.load()
+# After this many timeouts in one run, the remaining tests are not run: a loop that never
+# ends would otherwise cost every test the full time limit.
+MAX_TIMEOUTS = 3
+
+Post = Callable[[str, str], None]
+
+
+class Guard:
+    """Remembers the timeouts of a run, so calls after one fail at once instead of looping again."""
+
+    def __init__(self) -> None:
+        self.timeouts = 0
+        self.test_timed_out = False
+        self.returned: list[str] = []  # what the current test's calls returned, for the page
+
+    def start_test(self) -> None:
+        self.test_timed_out = False
+        self.returned = []
+
+    def check(self) -> None:
+        if self.timeouts >= MAX_TIMEOUTS:
+            raise SubmissionError("not_run", f"not run: {MAX_TIMEOUTS} tests already ran past the time limit")
+        if self.test_timed_out:
+            raise SubmissionError("timeout", "an earlier call in this test ran past the time limit")
+
+    def timed_out(self) -> None:
+        self.timeouts += 1
+        self.test_timed_out = True
+
+
+class PageSubmission(LocalSubmission):
+    def __init__(self, source: str, guard: Guard):
+        self.guard = guard
+        super().__init__(source, EXERCISE.function)
+
+    def meteor_score(self, *args: Any, **kwargs: Any) -> Any:
+        self.guard.check()
+        try:
+            value = super().meteor_score(*args, **kwargs)
+        except SubmissionError as exc:
+            if exc.kind == "timeout":
+                self.guard.timed_out()
+            raise
+        self.guard.returned.append(describe(value))
+        return value
+
+
+class Progress:
+    """A pytest plugin telling the page what was collected, which test runs now and how it ended."""
+
+    def __init__(self, post: Post, guard: Guard):
+        self.post = post
+        self.guard = guard
+        self.collector: runner.Collector | None = None
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        # The report never shows pytest's own tracebacks, and its default style parses the test
+        # file's source for every failure hypothesis meets: "native" is 3x faster on a failing run.
+        config.option.tbstyle = "native"
+        # pytest ends each session with five full garbage collections, 40 ms each in Pyodide,
+        # to report unraisable exceptions; the page has no use for them.
+        config.stash[gc_collect_iterations_key] = 0
+        found = [p for p in config.pluginmanager.get_plugins() if isinstance(p, runner.Collector)]
+        self.collector = found[0] if found else None
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        tests = [{"name": item.name, "tier": runner.tier_of(item)} for item in session.items]
+        self.post("collected", json.dumps(tests))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        self.guard.start_test()
+        self.post("start", json.dumps({"name": item.name, "tier": runner.tier_of(item)}))
+
+    def pytest_runtest_logfinish(self, nodeid: str) -> None:
+        results = self.collector.results if self.collector else []
+        if results:
+            self.post("finish", json.dumps({**asdict(results[-1]), "returned": self.guard.returned[:3]}))
+
+
+def run_tests(source: str, post: Post) -> str:
+    """Run the browser tiers against `source`; the JSON report, as the CLI's `--json` gives it."""
+    guard = Guard()
+    report = runner.run(
+        lambda: PageSubmission(source, guard),
+        "submission.py",
+        tiers=EXERCISE.browser_tiers,
+        plugins=(Progress(post, guard),),
+    )
+    return json.dumps(report.as_json())
+
+
+def warm_up() -> None:
+    """Collect the tests once, so the first real run finds them imported and rewritten."""
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        pytest.main(
+            [str(runner.TESTS_DIR), "-q", "--collect-only", "-p", "no:cacheprovider", "--tiers", ",".join(EXERCISE.browser_tiers)]
+        )
+
+
+def try_it(source: str, reference: str, candidate: str, params_json: str) -> str:
+    """Call the editor's function once, on the student's own input."""
+    params = json.loads(params_json)
+    out = io.StringIO()
+    result: dict[str, Any]
+    with redirect_stdout(out), redirect_stderr(out):
+        try:
+            value = PageSubmission(source, Guard()).meteor_score(reference, candidate, **params)
+            result = {"status": "ok", "value": runner.truncate(repr(value), 300), "type": type(value).__name__}
+        except LoadError as exc:
+            result = {"status": "error", "message": f"could not load your code: {exc}"}
+        except SubmissionError as exc:
+            result = {"status": exc.status, "message": exc.message, "traceback": exc.traceback}
+        except BaseException as exc:  # noqa: BLE001 - e.g. a repr() that raises: still the student's
+            result = {"status": "error", "message": f"{type(exc).__name__}: {exc}"}
+    result["output"] = runner.truncate(out.getvalue(), 2000)
+    return json.dumps(result)

@@ -1,0 +1,116 @@
+// Draws a JSON report (the CLI's format) as the results panel: a summary, then one group per tier.
+
+const TIER_TITLES = { examples: "Examples", hidden: "Hidden tests", properties: "Properties" };
+const STATUS_ICONS = { pass: "✓", fail: "✗", error: "!", timeout: "⏱", not_run: "–" };
+const STATUS_WORDS = { pass: "passed", fail: "failed", error: "error", timeout: "timed out", not_run: "not run" };
+
+const escapeHtml = (text) =>
+  String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+
+/** A score as Python prints a float: 0 -> "0.0". */
+export const pyFloat = (x) => (Number.isInteger(x) ? x.toFixed(1) : String(x));
+
+const points = (x) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
+
+/** test_rule[uppercase_reference] -> "uppercase reference"; test_case_does_not_change_the_score -> "case does not change the score". */
+export function prettyName(name) {
+  const param = name.match(/\[(.*)\]$/);
+  const base = (param ? param[1] : name.replace(/^test_/, "")).replace(/_/g, " ");
+  return base;
+}
+
+export function renderRunning(summary, results, progress) {
+  summary.dataset.state = "running";
+  summary.innerHTML = progress.total
+    ? `Running tests… <b>${progress.done}/${progress.total}</b> <progress max="${progress.total}" value="${progress.done}"></progress>`
+    : "Running tests…";
+  results.classList.add("stale");
+}
+
+// Traceback lines name the editor's file: make "line N" jump there.
+function linkLines(html) {
+  return html.replace(/(File &quot;submission\.py&quot;, line )(\d+)/g, '$1<button type="button" class="line-link" data-line="$2">$2</button>');
+}
+
+function exampleDetails(test, example, returned) {
+  if (!example) return "";
+  const extra = Object.entries(example.params)
+    .map(([k, v]) => `, ${k}=${v}`)
+    .join("");
+  const call = `meteor_score(${JSON.stringify(example.reference)}, ${JSON.stringify(example.candidate)}${extra})`;
+  const got = returned && returned.length ? returned[0] : test.status === "pass" ? pyFloat(example.score) : "—";
+  return `<dl class="example-io">
+    <dt>input</dt><dd><code>${escapeHtml(call)}</code></dd>
+    <dt>expected</dt><dd><code>${escapeHtml(pyFloat(example.score))}</code></dd>
+    <dt>returned</dt><dd><code class="${test.status === "pass" ? "ok" : "bad"}">${escapeHtml(got)}</code></dd>
+  </dl>`;
+}
+
+function testItem(test, context) {
+  const li = document.createElement("li");
+  li.className = `test status-${test.status}`;
+  li.dataset.testid = "test-result";
+  li.dataset.status = test.status;
+  li.dataset.tier = test.tier;
+  li.dataset.name = test.name;
+  const parts = [
+    `<div class="test-head"><span class="icon" aria-hidden="true">${STATUS_ICONS[test.status] || "?"}</span>` +
+      `<span class="name">${escapeHtml(prettyName(test.name))}</span>` +
+      `<span class="verdict">${STATUS_WORDS[test.status] || test.status}</span>` +
+      `<span class="pts">${points(test.score)}/${points(test.max_score)}</span></div>`,
+  ];
+  if (test.tier === "examples") {
+    const key = (test.name.match(/\[(.*)\]$/) || [])[1];
+    const example = context.data.examples.find((e) => e.key === key);
+    parts.push(exampleDetails(test, example, context.returned.get(test.name)));
+  }
+  if (test.message && test.status !== "pass") {
+    const label = test.tier === "properties" && /Falsifying example/.test(test.message) ? "counterexample" : "message";
+    parts.push(`<div class="label">${label}</div><pre class="message">${linkLines(escapeHtml(test.message))}</pre>`);
+  }
+  if (test.output) {
+    parts.push(
+      `<details class="output"${test.status === "pass" ? "" : " open"}><summary>printed output</summary><pre>${escapeHtml(test.output)}</pre></details>`,
+    );
+  }
+  li.innerHTML = parts.join("");
+  return li;
+}
+
+export function renderReport(report, context) {
+  const { summary, results, data, editor } = context;
+  const total = report.tests.length;
+  summary.dataset.state = report.passed === total && total > 0 ? "pass" : "fail";
+  const time = report.duration ? ` <span class="time">in ${report.duration.toFixed(2)} s</span>` : "";
+  summary.innerHTML =
+    `<b>${report.passed}/${total} passed</b> · ${points(report.score)}/${points(report.max_score)} points${time}` +
+    (report.message ? `<div class="run-message">${linkLines(escapeHtml(report.message))}</div>` : "");
+  results.classList.remove("stale");
+  results.replaceChildren();
+  const tiers = [...new Set([...Object.keys(data.tiers), ...report.tests.map((t) => t.tier)])];
+  for (const tier of tiers) {
+    const tests = report.tests.filter((t) => t.tier === tier);
+    if (!tests.length) continue;
+    const passed = tests.filter((t) => t.status === "pass").length;
+    const section = document.createElement("section");
+    section.className = "tier";
+    section.dataset.tier = tier;
+    const got = tests.reduce((s, t) => s + t.score, 0);
+    const max = tests.reduce((s, t) => s + t.max_score, 0);
+    const description = data.tiers[tier] ? data.tiers[tier].description : "";
+    section.innerHTML =
+      `<h3><span>${TIER_TITLES[tier] || tier}</span> <span class="count">${passed}/${tests.length} passed · ${points(got)}/${points(max)} points</span></h3>` +
+      `<p class="tier-about">${escapeHtml(description)}</p>`;
+    const list = document.createElement("ul");
+    list.className = "tests";
+    // Failures first: they are what the student came for.
+    const order = (t) => (t.status === "pass" ? 1 : 0);
+    for (const test of [...tests].sort((a, b) => order(a) - order(b))) list.append(testItem(test, context));
+    section.append(list);
+    results.append(section);
+  }
+  results.onclick = (event) => {
+    const button = event.target.closest(".line-link");
+    if (button) editor.goToLine(Number(button.dataset.line));
+  };
+}

@@ -1,0 +1,68 @@
+// The page's Python, in a module worker so the page never freezes. A small message protocol:
+//   page -> worker: {type: "init", interruptBuffer}, {type: "run", id, code},
+//                   {type: "try", id, code, reference, candidate, params}
+//   worker -> page: {type: "progress", step, fraction}, {type: "ready", seconds},
+//                   {type: "failed", message}, {type: "event", id, kind, data},
+//                   {type: "done", id, result}, {type: "error", id, message}
+import { loadPyodide } from "./pyodide/pyodide.mjs";
+import { bootPython } from "./boot.js";
+
+const started = performance.now();
+let session = null;
+let interruptBuffer = null;
+// Python starts at once; the page sends its interrupt buffer whenever it is ready to.
+const booting = boot();
+self.addEventListener("message", (event) => {
+  if (event.data.type !== "init") return;
+  interruptBuffer = event.data.interruptBuffer;
+  booting.then((pyodide) => pyodide && interruptBuffer && pyodide.setInterruptBuffer(interruptBuffer));
+});
+
+async function boot() {
+  try {
+    const base = new URL("./", import.meta.url);
+    const pyodide = await bootPython({
+      loadPyodide,
+      locate: (path) => new URL(path, base).href,
+      fetchBytes: async (url) => {
+        const response = await fetch(url);
+        if (!response.ok) throw new Error(`could not load ${url}: HTTP ${response.status}`);
+        return new Uint8Array(await response.arrayBuffer());
+      },
+      progress: (step, fraction) => postMessage({ type: "progress", step, fraction }),
+    });
+    session = pyodide.pyimport("page_session");
+    // Absolute times, so the page can measure them from its own navigation.
+    const timings = Object.fromEntries(
+      Object.entries({ ...pyodide.timings, workerStart: started }).map(([k, v]) => [k, performance.timeOrigin + v]),
+    );
+    postMessage({ type: "ready", seconds: (performance.now() - started) / 1000, timings });
+    // Runs before any message the page sends now, so a run clicked at once waits for it.
+    session.warm_up();
+    return pyodide;
+  } catch (error) {
+    postMessage({ type: "failed", message: String(error && error.message ? error.message : error) });
+  }
+}
+
+self.addEventListener("message", async (event) => {
+  const message = event.data;
+  if (message.type === "init") return;
+  await booting;
+  if (!session) return;
+  try {
+    let result;
+    if (message.type === "run") {
+      const post = (kind, data) => postMessage({ type: "event", id: message.id, kind, data: JSON.parse(data) });
+      result = JSON.parse(session.run_tests(message.code, post));
+    } else if (message.type === "try") {
+      const params = JSON.stringify(message.params);
+      result = JSON.parse(session.try_it(message.code, message.reference, message.candidate, params));
+    } else {
+      throw new Error(`unknown message ${message.type}`);
+    }
+    postMessage({ type: "done", id: message.id, result });
+  } catch (error) {
+    postMessage({ type: "error", id: message.id, message: String(error && error.message ? error.message : error) });
+  }
+});

@@ -178,10 +178,14 @@ def diagnose_path(path, report) -> Diagnosis | None:
     from grader.submission import LoadError
 
     ex = exercise.load()
-    try:
-        submission = SandboxedSubmission(path, ex.function, ex.call_timeout)
-    except LoadError:
-        return None
+    # The tests loaded this file a moment ago, so a failure to load now is the machine's, not the file's: try twice.
+    for attempt in range(2):
+        try:
+            submission = SandboxedSubmission(path, ex.function, ex.call_timeout)
+            break
+        except LoadError:
+            if attempt:
+                return None
     try:
         return diagnose_submission(submission, tests=[asdict(t) for t in report.tests])
     finally:

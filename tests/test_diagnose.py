@@ -237,7 +237,8 @@ def run_check(meteor_kit, path: Path, *extra: str) -> subprocess.CompletedProces
 def test_check_prints_the_diagnosis_after_the_report(meteor_kit):
     done = run_check(meteor_kit, CATALOGUE / "wrong" / "no_clipping.py")
     assert done.returncode == 1
-    report, _, diagnosis = done.stdout.rpartition("\nDiagnosis: ")
+    report, found, diagnosis = done.stdout.rpartition("\nDiagnosis: ")
+    assert found, done.stdout + done.stderr
     assert "passed," in report.strip().splitlines()[-1]
     assert diagnosis.startswith("Your scores match what happens when repeated words are not clipped: "
                                 "each reference word can be matched only once (rule 2, Matching). For example, meteor_score(")

@@ -3,9 +3,10 @@
 It imports nothing from the reference or the models: the table it reads holds only their
 outputs, computed at build time by grader.diagnose.browser_table(). In Pyodide:
 
-    outputs = run_probes(submission, table)          # or build the list yourself
-    found = diagnose_outputs(outputs, table, failing_calls(test_results))
-    found["message"] if found else None              # None: nothing to explain
+    found = diagnose(submission, table, test_results)   # a dict, or None: nothing to explain
+    full_text(found) if found else None                  # the sentence and its example
+
+which is run_probes, failing_calls and diagnose_outputs in one.
 
 Outputs are normalized so they survive JSON: floats stay floats, ints become floats, None
 stays None, a call that did not return is {"error": kind}, anything else is {"type": name}.
@@ -165,3 +166,8 @@ def full_text(diagnosis: dict) -> str:
     if diagnosis.get("mistake") is None or not diagnosis.get("example"):
         return diagnosis.get("message", "")
     return f"{diagnosis['message']} For example, {diagnosis['example']}."
+
+
+def diagnose(submission: Any, table: dict, tests: list[dict] | None = None) -> dict | None:
+    """Probe `submission` and name its mistake; `tests` are its test results (examples and properties are quoted)."""
+    return diagnose_outputs(run_probes(submission, table), table, failing_calls(tests or []))

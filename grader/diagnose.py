@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from grader import diagnosis_core, exercise
-from grader.misconceptions import MODELS
+from grader.misconceptions import MODELS, PAIRS
 from grader.submission import SubmissionError
 
 TABLE_VERSION = 1
@@ -98,12 +98,38 @@ def probes() -> list[dict]:
 @lru_cache(maxsize=None)
 def _table() -> dict:
     table = {"version": TABLE_VERSION, "probes": probes()}
-    table["reference"] = diagnosis_core.run_probes(reference_module(), table)
-    table["models"] = [
-        {"id": m.id, "when": m.when, "section": m.section, "rule": m.rule, "outputs": diagnosis_core.run_probes(m, table)}
-        for m in MODELS
-    ]
+    table["reference"] = _compact(diagnosis_core.run_probes(reference_module(), table))
+    table["models"] = [_entry(m, table) for m in MODELS]
+    table["pairs"] = _evident_pairs(table)
     return table
+
+
+def _entry(model, table: dict) -> dict:
+    return {"id": model.id, "when": model.when, "section": model.section, "rule": model.rule,
+            "outputs": _compact(diagnosis_core.run_probes(model, table))}
+
+
+def _compact(outputs: list) -> list:
+    # Far below diagnosis_core.TOLERANCE, and a much smaller table for the page to download.
+    return [round(x, 12) if isinstance(x, float) else x for x in outputs]
+
+
+def _evident_pairs(table: dict) -> list[dict]:
+    """The pairs whose answers show both mistakes, each different from every single model and earlier pair."""
+    agree, reference = diagnosis_core.agree, table["reference"]
+    singles = {m["id"]: m["outputs"] for m in table["models"]}
+    kept: list[dict] = []
+    for model in PAIRS:
+        entry = _entry(model, table)
+        outputs = entry["outputs"]
+        wrong = [i for i, got in enumerate(outputs) if not agree(got, reference[i])]
+        # Each half must leave a trace: somewhere the pair differs from the other half alone.
+        if not all(any(not agree(outputs[i], singles[other][i]) for i in wrong) for other in model.parts):
+            continue
+        if any(all(agree(x, y) for x, y in zip(outputs, seen)) for seen in [*singles.values(), *(k["outputs"] for k in kept)]):
+            continue
+        kept.append({"id": entry["id"], "parts": list(model.parts), "outputs": outputs})
+    return kept
 
 
 def browser_table() -> dict:
@@ -116,7 +142,7 @@ def browser_table() -> dict:
 @dataclass
 class Diagnosis:
     mistake: str | None  # a model's id, or None when no model matches
-    kind: str  # model | unknown | no_answer
+    kind: str  # model | models (two mistakes, mistake is "a+b") | unknown | no_answer
     message: str  # one sentence for the student
     example: str | None  # a call showing it (our probes or a visible test's input only)
     section: str | None

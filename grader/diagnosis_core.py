@@ -83,10 +83,14 @@ def _differs(outputs: list, reference: list) -> set[int]:
 
 
 def best_model(outputs: list, table: dict) -> tuple[dict | None, set[int], set[int]]:
-    """The model that explains most of the answers: it must agree wherever it differs from the reference."""
+    """The model that explains most of the answers: it must agree wherever it differs from the reference.
+
+    Pairs of mistakes count too; a pair can only match when the submission shows both halves,
+    and a single mistake wins a tie.
+    """
     wrong = _differs(outputs, table["reference"])
     best, best_diffs = None, set()
-    for model in table["models"]:
+    for model in [*table["models"], *table.get("pairs", [])]:
         diffs = _differs(model["outputs"], table["reference"])
         if diffs and all(agree(outputs[i], model["outputs"][i]) for i in diffs) and len(diffs) > len(best_diffs):
             best, best_diffs = model, diffs
@@ -112,8 +116,9 @@ def failing_calls(tests: list[dict]) -> list[str]:
 def diagnose_outputs(outputs: list, table: dict, failing: list[str] | None = None) -> dict | None:
     """One sentence naming the mistake behind `outputs`, or None when they agree with the reference.
 
-    `kind` is "model" (a known mistake, named by `mistake`), "unknown" (no model matches; `example`
-    is the smallest failing input) or "no_answer" (every call raised or timed out).
+    `kind` is "model" (a known mistake, named by `mistake`), "models" (two at once: `mistake` is
+    "a+b"), "unknown" (no model matches; `example` is the smallest failing input) or "no_answer"
+    (every call raised or timed out).
     """
     model, diffs, wrong = best_model(outputs, table)
     if not wrong:
@@ -146,15 +151,19 @@ def diagnose_outputs(outputs: list, table: dict, failing: list[str] | None = Non
         }
     i = min(diffs, key=lambda i: _size(probes[i]))
     example = f"{call_text(probes[i])} returned {shown(outputs[i])}, but the rules give {shown(table['reference'][i])}"
-    message = f"Your scores match what happens when {model['when']}: {model['rule']} ({model['section']})."
+    singles = {m["id"]: m for m in table["models"]}
+    parts = [singles[p] for p in model.get("parts", [model["id"]])]
+    when = ", and ".join(p["when"] for p in parts)
+    rules = "; and ".join(f"{p['rule']} ({p['section']})" for p in parts)
+    message = f"Your scores match what happens when {when}: {rules}."
     explains_all = wrong <= diffs
     if not explains_all:
-        message += " Some other results differ too, so there may be a second mistake."
+        message += " Some other results differ too, so there may be another mistake."
     return {
         "mistake": model["id"],
-        "kind": "model",
-        "section": model["section"],
-        "rule": model["rule"],
+        "kind": "model" if len(parts) == 1 else "models",
+        "section": "; ".join(p["section"] for p in parts),
+        "rule": "; ".join(p["rule"] for p in parts),
         "explains_all": explains_all,
         "example": example,
         "message": message,

@@ -136,6 +136,8 @@ class Model:
     steps: Steps
     signature: str = "standard"  # "positional": alpha, beta, gamma are not keyword parameters
     family: str = ""  # the mistake this is one form of (its own id when empty)
+    changed: tuple[str, ...] = ()  # the steps it replaces
+    parts: tuple[str, ...] = ()  # for two mistakes at once: the two models' ids
 
     @property
     def mistake(self) -> str:
@@ -154,7 +156,8 @@ class Model:
 def _model(id: str, when: str, rule: tuple[str, str], **changes: Any) -> Model:
     signature = changes.pop("signature", "standard")
     family = changes.pop("family", "")
-    return Model(id, when, rule[0], rule[1], replace(RIGHT, **changes), signature, family)
+    changed = tuple(sorted(changes)) + (("signature",) if signature != "standard" else ())
+    return Model(id, when, rule[0], rule[1], replace(RIGHT, **changes), signature, family, changed)
 
 
 # Step replacements used by the models below.
@@ -435,6 +438,43 @@ MODELS: list[Model] = [
 ]
 
 BY_ID = {m.id: m for m in MODELS}
+
+# Students often make two mistakes at once. These common ones are also tried in pairs, when no
+# single model matches (kept to a short list: the page downloads every pair's answers).
+PAIRABLE = (
+    "no_lowercase", "reference_not_lowercased", "split_on_space", "punctuation_stripped",
+    "no_clipping", "set_matching", "right_to_left_matching",
+    "p_r_swapped", "recall_over_candidate", "alpha_hardcoded", "f1_mean",
+    "chunks_in_reference", "every_match_own_chunk", "chunks_off_by_one",
+    "penalty_over_candidate_length", "beta_hardcoded", "gamma_hardcoded", "penalty_not_subtracted", "penalty_ignored",
+    "no_rounding", "two_decimals", "truncation", "crash_on_empty", "none_on_empty",
+)
+
+
+def pair(a: Model, b: Model) -> Model | None:
+    """Both mistakes at once, or None when they replace the same step (one would hide the other)."""
+    if set(a.changed) & set(b.changed):
+        return None
+    changes = {name: getattr(m.steps, name) for m in (a, b) for name in m.changed if name != "signature"}
+    signature = a.signature if a.signature != "standard" else b.signature
+    return Model(
+        f"{a.id}+{b.id}", f"{a.when}, and {b.when}", b.section, f"{a.rule} ({a.section}); and {b.rule}",
+        replace(RIGHT, **changes), signature, "", a.changed + b.changed, (a.id, b.id),
+    )
+
+
+PAIRS = [p for i, a in enumerate(PAIRABLE) for b in PAIRABLE[i + 1:] if (p := pair(BY_ID[a], BY_ID[b]))]
+
+
+def find(model_id: str) -> Model:
+    """A model, or a pair of them, by id."""
+    if model_id in BY_ID:
+        return BY_ID[model_id]
+    a, _, b = model_id.partition("+")
+    found = pair(BY_ID[a], BY_ID[b])
+    if found is None:
+        raise KeyError(model_id)
+    return found
 
 # Mistakes that give exactly the same scores as a model above, so the diagnosis names that model.
 # P·R / ((1−α)·P + α·R) with P and R swapped is P·R / (α·P + (1−α)·R) with alpha moved: one formula.

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from grader import diagnose, diagnosis_core
-from grader.misconceptions import BY_ID, MODELS, SAME_SCORES_AS
+from grader.misconceptions import BY_ID, MODELS, SAME_SCORES_AS, find
 from grader.submission import SubmissionError, load_local
 from tests.conftest import KIT_ROOT, load_module
 
@@ -31,7 +31,7 @@ def names(model_id: str | None, mistake: str) -> bool:
     """The diagnosis names `mistake` itself, a form of it, or a model that gives the very same scores."""
     if model_id is None:
         return False
-    return mistake in (model_id, BY_ID[model_id].mistake) or SAME_SCORES_AS.get(mistake) == model_id
+    return mistake in (model_id, find(model_id).mistake) or SAME_SCORES_AS.get(mistake) == model_id
 
 
 def outputs_of(path: Path) -> list:
@@ -81,7 +81,7 @@ def test_a_diagnosis_never_names_a_mistake_the_submission_does_not_make(catalogu
         found = diagnosis_of(outputs)
         if not found or found["mistake"] is None:
             continue
-        model = BY_ID[found["mistake"]]
+        model = find(found["mistake"])
         differences = 0
         for probe, got in zip(probes, outputs):
             want = diagnosis_core.run_probes(reference, {"probes": [probe]})[0]
@@ -255,3 +255,41 @@ def test_check_json_has_a_diagnosis_field(meteor_kit):
     assert wrong["diagnosis"]["text"].startswith(wrong["diagnosis"]["message"])
     right = json.loads(run_check(meteor_kit, KIT_ROOT / "solutions" / "reference.py", "--json").stdout)
     assert right["diagnosis"] is None and right["passed"] == len(right["tests"])
+
+
+def test_every_pair_of_mistakes_in_the_table_is_diagnosed_as_itself():
+    table = diagnose.browser_table()
+    assert len(table["pairs"]) > 100
+    for entry in table["pairs"]:
+        found = diagnosis_core.diagnose_outputs(entry["outputs"], table)
+        assert (found["mistake"], found["kind"]) == (entry["id"], "models")
+
+
+class LowercaseOnlyOnceAndNoRounding:
+    """Two mistakes of our own: no lowercasing and no rounding."""
+
+    def meteor_score(self, reference, candidate, alpha=0.9, beta=3, gamma=0.5):
+        ref, cand = reference.split(), candidate.split()
+        if not ref or not cand:
+            return 0.0
+        left, hits = list(ref), []
+        for word in cand:
+            hits.append(word in left)
+            if hits[-1]:
+                left.remove(word)
+        m = sum(hits)
+        if m == 0:
+            return 0.0
+        ch = sum(1 for i, h in enumerate(hits) if h and (i == 0 or not hits[i - 1]))
+        p, r = m / len(cand), m / len(ref)
+        return p * r / (alpha * p + (1 - alpha) * r) * (1 - gamma * (ch / m) ** beta)
+
+
+def test_two_mistakes_at_once_are_both_named():
+    found = diagnose.diagnose_submission(LowercaseOnlyOnceAndNoRounding())
+    assert found.mistake == "no_lowercase+no_rounding" and found.kind == "models"
+    assert found.message == (
+        "Your scores match what happens when the words are compared without lowercasing them, and the score is not rounded: "
+        "lowercase each text with str.lower() before comparing words (rule 1, Tokens); "
+        "and round the final score to 3 decimal places with round(score, 3) (rule 5, Score)."
+    )

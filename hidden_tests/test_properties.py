@@ -42,10 +42,14 @@ def test_score_is_a_rounded_number_between_0_and_1(submission, reference, candid
     score(submission, " ".join(reference), " ".join(candidate), alpha=alpha, beta=beta, gamma=gamma)
 
 
-@given(reference=words, candidate=words, style=st.sampled_from([str.upper, str.title, str.swapcase]))
-def test_case_does_not_change_the_score(submission, reference, candidate, style):
+STYLES = st.sampled_from([str, str.upper, str.title, str.swapcase])
+
+
+@given(reference=words, candidate=words, ref_style=STYLES, cand_style=STYLES)
+def test_case_does_not_change_the_score(submission, reference, candidate, ref_style, cand_style):
+    # Each text gets its own style: "THE" in one text must still match "the" in the other.
     plain = score(submission, " ".join(reference), " ".join(candidate))
-    styled = score(submission, style(" ".join(reference)), style(" ".join(candidate)))
+    styled = score(submission, ref_style(" ".join(reference)), cand_style(" ".join(candidate)))
     if plain != styled:
         raise WrongAnswer(f"changing the letters' case changed the score from {plain} to {styled}")
 

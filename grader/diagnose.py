@@ -191,6 +191,9 @@ def diagnose_submission(submission: Any, tests: list[dict] | None = None, budget
     # What the submission prints during probing is not part of any report.
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         outputs = diagnosis_core.run_probes(runner, table)
+    cut_short = any(out == {"error": "not_run"} for out in outputs)
+    if cut_short and not all(isinstance(out, dict) and "error" in out for out in outputs):
+        return None  # some probes never ran: the answers we have could point at the wrong mistake
     failing = diagnosis_core.failing_calls(tests) if tests else []
     found = diagnosis_core.diagnose_outputs(outputs, table, failing)
     if found is None:

@@ -293,3 +293,19 @@ def test_two_mistakes_at_once_are_both_named():
         "lowercase each text with str.lower() before comparing words (rule 1, Tokens); "
         "and round the final score to 3 decimal places with round(score, 3) (rule 5, Score)."
     )
+
+
+class SlowOnEmptyTexts:
+    """Right everywhere, but loops (times out) whenever a text has no words."""
+
+    def __init__(self):
+        self.reference = load_module(KIT_ROOT / "solutions" / "reference.py", "meteor_reference_slow")
+
+    def meteor_score(self, reference, candidate, **kwargs):
+        if not reference.split() or not candidate.split():
+            raise SubmissionError("timeout", "the call took longer than 2 s")
+        return self.reference.meteor_score(reference, candidate, **kwargs)
+
+
+def test_a_diagnosis_cut_short_by_timeouts_names_nothing():
+    assert diagnose.diagnose_submission(SlowOnEmptyTexts()) is None

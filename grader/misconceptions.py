@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import string
-from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 

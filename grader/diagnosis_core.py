@@ -138,7 +138,8 @@ def diagnose_outputs(outputs: list, table: dict, failing: list[str] | None = Non
     if model is None:
         smallest = min(failing, key=len) if failing else None
         if smallest is None:
-            i = min(wrong, key=lambda i: _size(probes[i]))
+            # The statement's examples first: the student has already seen those inputs.
+            i = min(wrong, key=lambda i: (probes[i].get("origin") != "examples", _size(probes[i])))
             smallest = f"{call_text(probes[i])} returned {shown(outputs[i])}, but the rules give {shown(table['reference'][i])}"
         return {
             "mistake": None,

@@ -3,6 +3,7 @@
 Each model is the right computation with exactly one step replaced, so wherever a model's
 score differs from the reference, the difference comes from that one mistake. The
 diagnosis compares a submission's answers with these models' answers on a fixed probe set.
+PAIRS puts two common mistakes together, for a student who makes both.
 Nothing here ships to the browser; the page gets only the models' outputs (see diagnose.py).
 """
 

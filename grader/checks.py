@@ -72,14 +72,17 @@ def expected_text(exact: float) -> str:
 
 def expect_score(got: object, exact: float, *, rule: str | None = None, call: str | None = None) -> float:
     """Pass when `got` is a correct 3-decimal rounding of the true score `exact`."""
-    value = to_real(got)
+    expected = expected_text(exact)
+    where = f"{call}: " if call else ""
+    because = f" [rule: {rule}]" if rule else ""
+    try:
+        value = to_real(got)
+    except WrongAnswer as exc:
+        raise WrongAnswer(f"{where}expected {expected}, but {exc}{because}") from None
     accepted = correct_roundings(exact)
     if is_rounded(value) and any(abs(value - ok) < 1e-9 for ok in accepted):
         return value
-    expected = expected_text(exact)
     note = "" if is_rounded(value) else " (not rounded to 3 decimals)"
-    where = f"{call}: " if call else ""
-    because = f" [rule: {rule}]" if rule else ""
     raise WrongAnswer(f"{where}expected {expected}, got {value!r}{note}{because}")
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import csv
-import io
+import itertools
 import json
 import multiprocessing
 import os
@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from grader import exercise, runner
-from grader.memo import Recorder, Trace, Tree
+from grader.memo import Memo, Recorder, Trace
 from grader.notebook import NotebookError, extract
+from grader.partial_run import Catalogue, catalogue, freeze_hypothesis_constants, run_tests
 from grader.outputs import write_outputs
 from grader.progress import Progress, summary
 from grader.sandbox import ISOLATION_NOTES, SandboxedSubmission, isolation
@@ -143,17 +144,17 @@ def prepare(spec: Spec) -> Prepared:
 class Grader:
     """Grades submissions one after another in this (trusted) process, remembering behaviours."""
 
-    def __init__(self, settings: Settings, template: list[dict]):
+    def __init__(self, settings: Settings, tests: Catalogue):
         self.settings = settings
-        self.template = template
-        self.tree = Tree()
+        self.tests = tests
+        self.memo = Memo()
         self.ex = exercise.load()
 
-    def grade(self, spec: Spec) -> tuple[dict, Trace | None]:
+    def grade(self, spec: Spec) -> tuple[dict, list[Trace]]:
         started = time.monotonic()
         prepared = prepare(spec)
         if prepared.problem:
-            return self._unloadable(spec.name, prepared.problem, started), None
+            return self._unloadable(spec.name, prepared.problem, started), []
         try:
             sandbox = SandboxedSubmission(
                 spec.path, self.ex.function, self.settings.timeout,
@@ -163,45 +164,46 @@ class Grader:
             message = str(exc)
             if prepared.notebook is not None:
                 message = re.sub(r"\bline (\d+)", lambda m: prepared.notebook.where(int(m.group(1))), message)
-            return self._unloadable(spec.name, message, started), None
+            return self._unloadable(spec.name, message, started), []
         try:
-            report, trace = self._run(spec.name, sandbox)
+            report, traces = self._run(spec.name, sandbox)
             result = report.as_json()
             result["duration"] = round(time.monotonic() - started, 3)
             result["diagnosis"] = _diagnosis(sandbox, result)
-            return result, trace
+            return result, traces
         finally:
             sandbox.close()
 
-    def _run(self, name: str, sandbox: SandboxedSubmission) -> tuple[runner.Report, Trace | None]:
+    def _run(self, name: str, sandbox: SandboxedSubmission) -> tuple[runner.Report, list[Trace]]:
+        names = self.tests.names
+        known: dict[str, runner.TestResult] = {}
+        missing = names
         if self.settings.memo:
-            tests = self.tree.replay(sandbox, self.settings.budget / 4)
-            if tests is not None:
-                return runner.Report(name, "graded", "", tests), None
-            sandbox.restart()
-        recorder = Recorder(sandbox)
-        report = runner.run(lambda: recorder, name)
-        trace = recorder.trace(report.tests) if report.status == "graded" else None
-        if trace is not None and self.settings.memo:
-            self.tree.add(trace)
-        return report, trace
+            known, missing = self.memo.replay(sandbox, names)
+        traces: list[Trace] = []
+        status, message = "graded", ""
+        if missing:
+            sandbox.restart()  # the tests that run for real start from a fresh process
+            recorder = Recorder(sandbox)
+            selection = [self.tests.nodeids[n] for n in missing] if known else None
+            outcome, _ = run_tests(lambda: recorder, selection)
+            status, message = outcome.status, outcome.message
+            for test in outcome.tests:
+                known[test.name] = test
+            if status == "graded":
+                traces = recorder.traces(outcome.tests)
+                for trace in traces:
+                    self.memo.add(trace)
+        ordered = [known.pop(n) for n in names if n in known] + list(known.values())
+        return runner.Report(name, status, message, ordered), traces
 
     def _unloadable(self, name: str, reason: str, started: float) -> dict:
         message = f"could not load the submission: {reason}"
-        tests = [runner.TestResult(**{**t, "message": message}) for t in self.template]
+        tests = [runner.TestResult(**{**t, "message": message}) for t in self.tests.template]
         report = runner.Report(name, "error", message, tests, round(time.monotonic() - started, 3))
         result = report.as_json()
         result["diagnosis"] = None
         return result
-
-
-def error_template() -> list[dict]:
-    """Every test as a submission that cannot load sees it: taken from a real run, not rebuilt by hand."""
-    def refuse():
-        raise LoadError("-")
-
-    report = runner.run(refuse, "-")
-    return [{**vars(t), "message": ""} for t in report.tests]
 
 
 def _diagnosis(sandbox: SandboxedSubmission, result: dict) -> dict | None:
@@ -215,20 +217,21 @@ def _diagnosis(sandbox: SandboxedSubmission, result: dict) -> dict | None:
     import dataclasses
 
     try:
-        sandbox.restart()
         found = diagnose_submission(sandbox, result["tests"])
     except LoadError:
         return None
-    return dataclasses.asdict(found) if found is not None else None
+    if found is None:
+        return None
+    return found.as_json() if hasattr(found, "as_json") else dataclasses.asdict(found)
 
 
 # ---------------------------------------------------------------- workers
 
 
-def _worker(conn: Connection, settings: Settings, template: list[dict]) -> None:
-    """A grading process: takes (index, spec, new traces) and answers (index, result, trace)."""
+def _worker(conn: Connection, settings: Settings, tests: Catalogue) -> None:
+    """A grading process: takes (index, spec, new traces) and answers (index, result, traces)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    grader = Grader(settings, template)
+    grader = Grader(settings, tests)
     while True:
         try:
             task = conn.recv()
@@ -238,12 +241,12 @@ def _worker(conn: Connection, settings: Settings, template: list[dict]) -> None:
             return
         index, spec, traces = task
         for trace in traces:
-            grader.tree.add(trace)
+            grader.memo.add(trace)
         try:
-            result, trace = grader.grade(spec)
+            result, new = grader.grade(spec)
         except Exception as exc:  # noqa: BLE001 - the grader's own failure must not stop the class
-            result, trace = _grader_failed(spec.name, template, f"{type(exc).__name__}: {exc}"), None
-        conn.send((index, result, trace))
+            result, new = _grader_failed(spec.name, tests.template, f"{type(exc).__name__}: {exc}"), []
+        conn.send((index, result, new))
 
 
 def _grader_failed(name: str, template: list[dict], why: str) -> dict:
@@ -255,6 +258,7 @@ def _grader_failed(name: str, template: list[dict], why: str) -> dict:
 
 @dataclass
 class _Slot:
+    id: int
     process: multiprocessing.Process
     conn: Connection
     seen: int = 0  # how many of the parent's traces this worker has
@@ -263,19 +267,22 @@ class _Slot:
 
 
 def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progress | None = None) -> list[dict]:
-    template = error_template()
+    freeze_hypothesis_constants()
+    tests = catalogue()
+    template = tests.template
     context = multiprocessing.get_context("fork")
-    traces: list[Trace] = []
+    traces: list[tuple[int, Trace]] = []  # (the worker that made it, trace)
     results: list[dict | None] = [None] * len(specs)
     pending = list(range(len(specs)))[::-1]
     slots: list[_Slot] = []
+    ids = itertools.count()
 
     def start() -> _Slot:
         parent, child = context.Pipe()
-        process = context.Process(target=_worker, args=(child, settings, template), daemon=True)
+        process = context.Process(target=_worker, args=(child, settings, tests), daemon=True)
         process.start()
         child.close()
-        return _Slot(process, parent)
+        return _Slot(next(ids), process, parent)
 
     try:
         for _ in range(min(jobs, len(specs))):
@@ -284,7 +291,7 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
             for slot in slots:
                 if slot.task is None and pending:
                     index = pending.pop()
-                    slot.task = (index, specs[index], traces[slot.seen:])
+                    slot.task = (index, specs[index], [t for origin, t in traces[slot.seen:] if origin != slot.id])
                     slot.seen = len(traces)
                     slot.since = time.monotonic()
                     slot.conn.send(slot.task)
@@ -296,13 +303,12 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
                 overdue = time.monotonic() - slot.since > settings.budget + GRACE
                 if slot.conn in ready:
                     try:
-                        _, result, trace = slot.conn.recv()
+                        _, result, new = slot.conn.recv()
                     except (EOFError, OSError):
-                        result, trace = None, None
+                        result, new = None, []
                     if result is not None:
                         results[index] = result
-                        if trace is not None:
-                            traces.append(trace)
+                        traces += [(slot.id, t) for t in new]
                         slot.task = None
                         if progress:
                             progress.update(result)

@@ -13,7 +13,6 @@ behind descriptors 1 and 2, and comes back as data, cut to its head.
 
 import io
 import json
-import linecache
 import os
 import resource
 import select
@@ -21,7 +20,6 @@ import signal
 import struct
 import sys
 import time
-import traceback
 
 OUTPUT_HEAD = 400  # bytes of printed output kept per call; the grader is told the full size
 STR_LIMIT = 1000
@@ -216,12 +214,15 @@ def same_uid_processes():
 # ---------------------------------------------------------------- the child
 
 
+SOURCE = [""]
+
+
 def run_child(init, req_r, resp_w):
     os.setpgid(0, 0)
+    SOURCE[0] = init["source"]
     me = os.getpid()
     out = Output()
     filename, function = init["filename"], init["function"]
-    linecache.cache[filename] = (len(init["source"]), None, init["source"].splitlines(True), filename)
     namespace = {"__name__": "submission", "__file__": filename, "__builtins__": __builtins__}
     fn = None
     try:
@@ -229,10 +230,13 @@ def run_child(init, req_r, resp_w):
         fn = namespace.get(function)
         names = [n for n, v in namespace.items() if not n.startswith("__") and callable(v)][:200]
         load = {"ok": callable(fn), "defined": function in namespace, "names": names}
+        takes = signature_problem(fn, init["positional"], init["keywords"]) if callable(fn) else None
+        if takes is not None:
+            load = {"ok": False, "signature": takes}
     except SyntaxError as exc:
         load = {"ok": False, "error": f"syntax error on line {exc.lineno}: {exc.msg}"}
     except BaseException as exc:
-        load = {"ok": False, "error": "running the file failed: " + student_traceback(exc, filename)}
+        load = {"ok": False, "error": load_failure(exc, filename)}
     if os.getpid() != me:
         os._exit(0)
     load.update(out.take())
@@ -257,6 +261,39 @@ def run_child(init, req_r, resp_w):
                 answers, flushed = [], now
         if answers or not request["calls"]:
             write_message(resp_w, {"seq": request["seq"], "answers": answers})
+
+
+def signature_problem(fn, positional, keywords):
+    """How `fn` takes its arguments, if the tests' calls cannot bind to it; else None.
+
+    Read from the code object (inspect would cost every start more than the check itself).
+    Callables without one (a class, a partial) are left to their first call.
+    """
+    code = getattr(fn, "__code__", None)
+    if code is None or not isinstance(getattr(code, "co_varnames", None), tuple):
+        return None
+    count, posonly, kwonly = code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount
+    names = code.co_varnames[:count + kwonly]
+    varargs, varkw = bool(code.co_flags & 0x04), bool(code.co_flags & 0x08)
+    defaults = len(getattr(fn, "__defaults__", None) or ())
+    kwdefaults = getattr(fn, "__kwdefaults__", None) or {}
+    fits = count >= positional or varargs
+    fits = fits and count - defaults <= positional  # no other required positional parameter
+    for name in keywords:
+        index = names.index(name) if name in names else -1
+        fits = fits and (positional <= index < count and index >= posonly or index >= count or varkw)
+    fits = fits and all(n in kwdefaults for n in names[count:])
+    if fits:
+        return None
+    shown = list(names[:count])
+    for i in range(count - defaults, count):
+        shown[i] += "=..."
+    if varargs:
+        shown.append("*args")
+    shown += [n + ("=..." if n in kwdefaults else "") for n in names[count:]]
+    if varkw:
+        shown.append("**kwargs")
+    return "(" + ", ".join(shown) + ")"
 
 
 def call(fn, args, kwargs, filename, function):
@@ -285,7 +322,29 @@ def plain(value):
     return {"opaque": f"{kind.__module__}.{kind.__qualname__}".removeprefix("builtins.")[:200]}
 
 
+def load_failure(exc, filename):
+    """One line: where in the file loading failed, and the exception."""
+    line = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    where = f" on line {line}" if line else ""
+    try:
+        text = " ".join(f"{type(exc).__name__}: {exc}".split())
+    except BaseException:
+        text = type(exc).__name__
+    return f"running the file failed{where}: {text}"[:STR_LIMIT]
+
+
 def student_traceback(exc, filename):
+    # Imported only when something failed: most calls never need it, and every start pays for imports.
+    import linecache
+    import traceback
+
+    if filename not in linecache.cache:
+        linecache.cache[filename] = (len(SOURCE[0]), None, SOURCE[0].splitlines(True), filename)
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
     lines = traceback.format_list(frames) + traceback.format_exception_only(type(exc), exc)
     return "".join(lines).rstrip()
@@ -306,13 +365,17 @@ class Output:
         sys.stdout, sys.stderr = self.stdout, self.stderr
 
     def take(self):
-        for stream in (self.stdout, self.stderr, sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except BaseException:
-                pass
+        # Our own streams write through; only streams the submission put in their place buffer.
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not self.stdout and stream is not self.stderr:
+                try:
+                    stream.flush()
+                except BaseException:
+                    pass
         try:
             size = os.fstat(self.fd).st_size
+            if not size:
+                return {"output": "", "output_size": 0}
             head = os.pread(self.fd, OUTPUT_HEAD, 0)
             os.ftruncate(self.fd, 0)
             os.lseek(self.fd, 0, os.SEEK_SET)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,86 +27,106 @@ from grader.runner import TestResult, truncate
 from grader.sandbox import Answer, SandboxedSubmission
 from grader.submission import SubmissionError
 
-# Kinds of answer that depend on timing rather than on the submission's code alone.
-UNSTABLE = ("timeout", "crash", "not_run")
+# A budget that ran out depends on the clock, not on the submission's answers: never remembered.
+UNSTABLE = ("not_run",)
 
 
 @dataclass
 class Call:
-    test: str  # the name of the test that made the call
     call: list  # [args, kwargs], as sent
     answer: str  # Answer.key()
 
 
 @dataclass
 class Trace:
-    """One full run: every call in order with its answer, and the verdicts it led to."""
+    """One test of one run: its calls in order with their answers, and the verdict they led to."""
 
+    test: str
     calls: list[Call]
-    verdicts: list[dict]  # TestResult fields except output
+    verdict: dict  # TestResult fields except output
 
 
 @dataclass
 class Node:
-    test: str = ""
     call: list | None = None
     children: dict[str, "Node"] = field(default_factory=dict)
-    verdicts: list[dict] | None = None
+    verdict: dict | None = None
 
 
-class Tree:
+class Memo:
+    """One tree per test: tests do not share state, so each is a function of its own answers."""
+
     def __init__(self) -> None:
-        self.root = Node()
-        self.traces = 0
+        self.roots: dict[str, Node] = {}
+        self._stopped = False
 
     def add(self, trace: Trace) -> bool:
-        """Insert a run; False if it contradicts the tree (the run was not deterministic)."""
-        node = self.root
+        """Insert a test's run; False if it contradicts the tree (the run was not deterministic)."""
+        node = self.roots.setdefault(trace.test, Node())
         for step in trace.calls:
-            if node.verdicts is not None:
+            if node.verdict is not None:
                 return False
             if node.call is None:
-                node.test, node.call = step.test, step.call
-            elif node.call != step.call or node.test != step.test:
+                node.call = step.call
+            elif node.call != step.call:
                 return False
             node = node.children.setdefault(step.answer, Node())
-        if node.call is not None:
+        if node.call is not None or (node.verdict is not None and node.verdict != trace.verdict):
             return False
-        node.verdicts = trace.verdicts
-        self.traces += 1
+        node.verdict = trace.verdict
         return True
 
-    def replay(self, sandbox: SandboxedSubmission, time_limit: float) -> list[TestResult] | None:
-        """The submission's verdicts if it behaves like a remembered run, else None."""
-        if self.root.call is None and self.root.verdicts is None:
+    def replay(self, sandbox: SandboxedSubmission, tests: list[str]) -> tuple[dict[str, TestResult], list[str]]:
+        """Verdicts of the `tests` this submission answers like a remembered run; the others, to run."""
+        known: dict[str, TestResult] = {}
+        missing: list[str] = []
+        for index, name in enumerate(tests):
+            used = sandbox._used
+            result = self._replay_test(sandbox, name)
+            if result is not None:
+                known[name] = result
+                continue
+            # A test that will run for real must not pay twice from the submission's budget.
+            sandbox._used = used
+            missing.append(name)
+            if self._stopped:
+                # It hung or crashed where no remembered run did: such a submission will likely
+                # do it again, and each try costs a time limit. The real run decides the rest.
+                missing += tests[index + 1 :]
+                break
+        return known, missing
+
+    def _replay_test(self, sandbox: SandboxedSubmission, name: str) -> TestResult | None:
+        self._stopped = False
+        node = self.roots.get(name)
+        if node is None or (node.call is None and node.verdict is None):
             return None
-        started = time.monotonic()
-        outputs: dict[str, list[str]] = {}
-        node = self.root
-        while node.verdicts is None:
+        outputs: list[str] = []
+        while node.verdict is None:
             segment = [node]
             while len(segment[-1].children) == 1:
                 (only,) = segment[-1].children.values()
                 if only.call is None:
                     break
                 segment.append(only)
+            answers = sandbox.evaluate([n.call for n in segment])
             answered = 0
-            for step, answer in zip(segment, sandbox.evaluate([n.call for n in segment])):
+            for step, answer in zip(segment, answers):
                 answered += 1
-                if answer.kind in UNSTABLE:
-                    return None
-                child = step.children.get(answer.key())
-                if child is None:
-                    return None
+                child = None if answer.kind in UNSTABLE else step.children.get(answer.key())
                 if answer.output:
-                    outputs.setdefault(step.test, []).append(answer.output)
+                    outputs.append(answer.output)
+                if child is None:
+                    self._stopped = answer.kind in ("timeout", "crash", "not_run")
+                    if answered < len(segment) and answer.kind not in ("timeout", "crash", "not_run"):
+                        # The child is still busy with calls the tests would not make now.
+                        answers.close()
+                        sandbox.restart()
+                    return None
                 node = child
-            if answered < len(segment) or time.monotonic() - started > time_limit:
-                return None
-        return [
-            TestResult(**verdict, output=truncate("".join(outputs.get(verdict["name"], []))))
-            for verdict in node.verdicts
-        ]
+                if answer.kind in ("timeout", "crash"):
+                    break  # the test stopped there (see Recorder): this node is its leaf
+        return TestResult(**node.verdict, output=truncate("".join(outputs)))
 
 
 def current_test() -> str:
@@ -117,40 +136,41 @@ def current_test() -> str:
 
 
 class Recorder:
-    """Stands in for the sandbox during a full run and writes down every call and answer.
+    """Stands in for the sandbox during a real run and writes down every call and answer, per test.
 
-    It also fails a test fast after that test's first timeout: hypothesis would otherwise
-    retry a hanging call while shrinking, each try costing the whole time limit.
+    It also fails a test fast after that test's first timeout or crash: hypothesis would
+    otherwise retry while shrinking, each try costing the whole time limit (or a new
+    process). So such a test is decided by that one call, which is what the memo remembers.
     """
 
     def __init__(self, sandbox: SandboxedSubmission):
         self.sandbox = sandbox
-        self.calls: list[Call] = []
-        self.stable = True
-        self._hung_in: str | None = None
-        self._hung_error: SubmissionError | None = None
+        self.calls: dict[str, list[Call]] = {}
+        self.unstable: set[str] = set()
+        self._hung: dict[str, SubmissionError] = {}
 
     def meteor_score(self, *args: Any, **kwargs: Any) -> Any:
         test = current_test()
-        if self._hung_in == test and self._hung_error is not None:
-            raise SubmissionError(self._hung_error.kind, self._hung_error.message + " (and the test stopped there)")
+        if test in self._hung:
+            error = self._hung[test]
+            raise SubmissionError(error.kind, error.message, error.traceback)
         call = [list(args), kwargs]
         answer: Answer = next(self.sandbox.evaluate([call]))
         if answer.kind in UNSTABLE:
-            self.stable = False
-        else:
-            self.calls.append(Call(test, call, answer.key()))
+            self.unstable.add(test)
+        self.calls.setdefault(test, []).append(Call(call, answer.key()))
         if answer.output:
             sys.stdout.write(answer.output)
         try:
             return answer.result()
         except SubmissionError as exc:
-            if exc.kind == "timeout":
-                self._hung_in, self._hung_error = test, exc
+            if exc.kind in ("timeout", "crash"):
+                self._hung[test] = exc
             raise
 
-    def trace(self, tests: list[TestResult]) -> Trace | None:
-        if not self.stable:
-            return None
-        verdicts = [{k: v for k, v in vars(t).items() if k != "output"} for t in tests]
-        return Trace(self.calls, verdicts)
+    def traces(self, tests: list[TestResult]) -> list[Trace]:
+        return [
+            Trace(t.name, self.calls.get(t.name, []), {k: v for k, v in vars(t).items() if k != "output"})
+            for t in tests
+            if t.name not in self.unstable
+        ]

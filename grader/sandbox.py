@@ -24,6 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
 
+from grader import exercise
 from grader.checks import Opaque
 from grader.submission import LoadError, SubmissionError, missing_function_message
 
@@ -145,6 +146,7 @@ class SandboxedSubmission:
         budget: float | None = None,
         limits: Limits | None = None,
         mode: str | None = None,
+        signature: str | None = None,
     ):
         self.path = Path(path)
         self.function = function
@@ -153,9 +155,10 @@ class SandboxedSubmission:
         self.limits = limits or Limits()
         self.mode = mode or isolation()
         self.filename = filename or self.path.name
+        self.signature = signature or exercise.load().signature
         self.source = source if source is not None else read_source(self.path)
         self.load_output = ""
-        self._deadline = time.monotonic() + budget if budget else None
+        self._used = 0.0  # seconds spent waiting on the submission: its loads and calls
         self._proc: subprocess.Popen | None = None
         self._uid: int | None = None
         self._fds: list[int] = []
@@ -210,10 +213,13 @@ class SandboxedSubmission:
         for fd in inner:
             os.close(fd)
         self._fds = [self._ctl_w, self._ctl_r, self._req_w, self._resp_r]
-        self._send(self._ctl_w, {"source": self.source, "filename": self.filename, "function": self.function})
+        positional, keywords = _parameters(self.signature)
+        self._send(self._ctl_w, {"source": self.source, "filename": self.filename, "function": self.function,
+                                 "positional": positional, "keywords": keywords})
 
     def _spawn(self) -> None:
         """A fresh child that has loaded the submission; raises LoadError if it cannot."""
+        spawning = time.monotonic()  # a restart the submission caused counts in its budget
         event = None
         for _ in range(2):
             if self._proc is None or self._proc.poll() is not None:
@@ -237,6 +243,7 @@ class SandboxedSubmission:
         self._child, self._exit = event["pid"], None
         self._seq = 0
         load = self._read_answer(0, self._load_time_limit())
+        self._used += time.monotonic() - spawning
         if load is None:
             if self._exit:
                 raise LoadError(f"loading the file crashed the process ({_exit_text(self._exit)})")
@@ -246,6 +253,9 @@ class SandboxedSubmission:
             raise LoadError("the sandbox sent a malformed answer while loading the file")
         self.load_output = _output_text(load)
         if not load.get("ok"):
+            if isinstance(load.get("signature"), str):
+                raise LoadError(f"{self.function} takes {load['signature'][:200]}, but the tests call "
+                                f"{self.signature}")
             if isinstance(load.get("error"), str):
                 raise LoadError(load["error"][:2000])
             if not load.get("defined"):
@@ -300,11 +310,14 @@ class SandboxedSubmission:
             remaining = self._remaining()
             if remaining is not None and remaining < limit:
                 limit, by_budget = max(remaining, 0.0), True
+            waited = time.monotonic()
             try:
                 message = self._read_answer(self._seq, limit)
             except ProtocolError as exc:
                 yield self._failed("crash", f"the submission's process sent a malformed answer ({exc})")
                 return
+            finally:
+                self._used += time.monotonic() - waited
             if message is None:
                 if self._exit is not None:
                     yield self._crashed()
@@ -327,7 +340,9 @@ class SandboxedSubmission:
                 yield answer
 
     def _remaining(self) -> float | None:
-        return None if self._deadline is None else self._deadline - time.monotonic()
+        # The budget counts the submission's own time (loads and calls), not the tests' work on
+        # the trusted side, so a busy grading machine does not eat into a student's budget.
+        return None if not self.budget else self.budget - self._used
 
     def _budget_text(self) -> str:
         return f"not run: the submission used up its time budget of {self.budget:g} s"
@@ -486,6 +501,13 @@ def read_source(path: Path) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise LoadError(f"the file is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def _parameters(signature: str) -> tuple[int, list[str]]:
+    """From "f(a, b, c=1)": how many positional arguments the tests pass, and the keyword names."""
+    inside = signature[signature.index("(") + 1 : signature.rindex(")")]
+    params = [p.strip() for p in inside.split(",") if p.strip()]
+    return sum("=" not in p for p in params), [p.split("=")[0].strip() for p in params if "=" in p]
 
 
 def _drain(fd: int) -> None:

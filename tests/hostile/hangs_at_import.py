@@ -1,0 +1,7 @@
+"""Never finishes loading."""
+while True:
+    pass
+
+
+def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):
+    return 1.0

@@ -1,0 +1,5 @@
+import numpy_that_does_not_exist
+
+
+def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):
+    return 1.0

@@ -1,0 +1,1 @@
+meteor_score = 0.625

@@ -1,0 +1,209 @@
+"""The hostile corpus graded in one batch with correct solutions: attacks earn nothing, the rest is unaffected."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+HOSTILE = Path(__file__).parent / "hostile"
+PORT = 47651  # opens_a_socket.py knocks here
+SECRET = "hunter2-do-not-leak"
+MARKER = "4242.424"  # in the command line of every process the stray and fork-bomb attacks leave
+
+
+def fingerprint(*roots: Path) -> dict[str, str]:
+    return {
+        str(p): hashlib.sha256(p.read_bytes()).hexdigest()
+        for root in roots
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+class Listener:
+    """A port on the grader's machine that no submission may reach."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", PORT))
+        self.sock.listen()
+        self.sock.settimeout(0.2)
+        self.connections = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self) -> None:
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+                self.connections += 1
+                conn.close()
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join()
+        self.sock.close()
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory, kit_root, meteor_kit):
+    klass = tmp_path_factory.mktemp("class")
+    for path in HOSTILE.glob("*.py"):
+        shutil.copy(path, klass / path.name)
+    for name in ("control_a.py", "control_b.py"):
+        shutil.copy(kit_root / "solutions" / "reference.py", klass / name)
+    with open(klass / "load_30_megabytes.py", "w") as f:
+        f.write("def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n    return 1.0\n")
+        f.write("# padding\n" * 3_000_000)
+    watched = (kit_root / "grader", kit_root / "hidden_tests", kit_root / "solutions", kit_root / "problem", klass)
+    before = fingerprint(*watched)
+    listener = Listener()
+    out = tmp_path_factory.mktemp("out")
+    env = {**os.environ, "METEOR_SECRET": SECRET}
+    try:
+        run = subprocess.run(
+            [str(meteor_kit), "grade", str(klass), "--out", str(out), "--jobs", "2", "--timeout", "0.25", "--budget", "4"],
+            capture_output=True, text=True, timeout=600, env=env,
+        )
+    finally:
+        listener.close()
+    results = json.loads((out / "results.json").read_text())
+    by_name = {r["submission"]: r for r in results["submissions"]}
+    return {"run": run, "out": out, "results": results, "by_name": by_name, "before": before,
+            "after": fingerprint(*watched), "connections": listener.connections}
+
+
+def attacks(batch) -> dict[str, dict]:
+    return {n: r for n, r in batch["by_name"].items() if not n.startswith("control_")}
+
+
+def test_grading_finishes_with_status_0(batch):
+    assert batch["run"].returncode == 0, batch["run"].stderr
+    assert len(batch["by_name"]) == len(list(HOSTILE.glob("*.py"))) + 3
+
+
+def test_no_attack_earns_any_credit(batch):
+    earned = {n: r["score"] for n, r in attacks(batch).items() if r["score"] != 0}
+    assert earned == {}
+
+
+def test_correct_solutions_in_the_same_batch_get_full_marks(batch):
+    for name in ("control_a.py", "control_b.py"):
+        result = batch["by_name"][name]
+        assert result["status"] == "graded"
+        assert result["score"] == result["max_score"] > 0, [t for t in result["tests"] if t["status"] != "pass"]
+
+
+@pytest.mark.parametrize(
+    "name, words",
+    [
+        ("load_syntax_error.py", "syntax error on line 2"),
+        ("load_import_error.py", "on line 1: ModuleNotFoundError: No module named 'numpy_that_does_not_exist'"),
+        ("load_misnamed.py", "did you mean to name 'meteor_scores'"),
+        ("load_not_callable.py", "is not a function"),
+        ("load_empty.py", "the file is empty"),
+        ("load_not_utf8.py", "not UTF-8"),
+        ("load_30_megabytes.py", "30.0 MB"),
+        ("load_wrong_signature.py", "takes (text)"),
+        ("hangs_at_import.py", "loading the file took longer than"),
+    ],
+)
+def test_a_submission_that_cannot_load_gets_a_one_line_reason(batch, name, words):
+    result = batch["by_name"][name]
+    assert result["status"] == "error"
+    assert words in result["message"] and "\n" not in result["message"]
+    assert all(t["status"] == "error" and t["score"] == 0 for t in result["tests"])
+
+
+@pytest.mark.parametrize(
+    "name, statuses, words",
+    [
+        ("infinite_loop.py", {"timeout", "not_run"}, "longer than 0.25 s"),
+        ("ignores_signals.py", {"timeout", "not_run"}, "longer than 0.25 s"),
+        ("segfault.py", {"error"}, "SIGSEGV"),
+        ("os_exit.py", {"error"}, "exit status 0"),
+        ("sys_exit.py", {"error"}, "raised SystemExit"),
+        ("keyboard_interrupt.py", {"error"}, "raised KeyboardInterrupt"),
+        ("memory_bomb.py", {"error"}, "MemoryError"),
+        ("closes_descriptors.py", {"error"}, "ended during the call"),
+        ("deep_recursion.py", {"error", "not_run"}, ""),
+        ("fork_bomb.py", {"error", "timeout", "not_run"}, ""),
+        ("print_flood.py", {"error", "timeout", "not_run"}, ""),
+        ("writes_huge_file.py", {"error"}, ""),
+    ],
+)
+def test_a_misbehaving_call_fails_its_test_with_a_plain_message(batch, name, statuses, words):
+    result = batch["by_name"][name]
+    assert result["status"] == "graded"
+    assert {t["status"] for t in result["tests"]} <= statuses
+    assert any(words in t["message"] for t in result["tests"])
+
+
+def test_the_budget_stops_a_submission_that_hangs_everywhere(batch):
+    tests = batch["by_name"]["infinite_loop.py"]["tests"]
+    not_run = [t for t in tests if t["status"] == "not_run"]
+    assert not_run and all("time budget of 4 s" in t["message"] for t in not_run)
+
+
+def test_printed_output_is_shown_per_test_cut_to_its_head(batch):
+    outputs = [t["output"] for t in batch["by_name"]["print_flood.py"]["tests"] if t["output"]]
+    assert outputs and all(len(o) <= 500 for o in outputs)
+    assert any("cut" in o for o in outputs)
+
+
+def test_no_process_of_any_submission_survives(batch):
+    alive = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if MARKER.encode() in f.read():
+                    alive.append(entry)
+        except OSError:
+            pass
+    assert alive == []
+
+
+def test_the_grader_files_and_the_submissions_are_unchanged(batch):
+    assert batch["after"] == batch["before"]
+
+
+def test_no_submission_reached_the_network(batch):
+    assert batch["connections"] == 0
+
+
+def test_the_graders_environment_does_not_leak(batch):
+    assert SECRET not in (batch["out"] / "results.json").read_text()
+
+
+def test_the_output_files_are_complete_and_valid(batch):
+    out, results = batch["out"], batch["results"]["submissions"]
+    for result in results:
+        assert set(result) >= {"submission", "score", "max_score", "status", "message", "tests", "diagnosis"}
+        assert result["status"] in ("graded", "error")
+        assert result["score"] == sum(t["score"] for t in result["tests"])
+        for test in result["tests"]:
+            assert set(test) == {"name", "tier", "status", "message", "output", "score", "max_score"}
+            assert test["status"] in ("pass", "fail", "error", "timeout", "not_run")
+    with open(out / "grades.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["submission"] for r in rows] == [r["submission"] for r in results]
+    assert all(set(r) == {"submission", "score", "max_score", "status", "passed", "tests"} for r in rows)
+    gradescope = sorted(p.parent.name for p in (out / "gradescope").glob("*/results.json"))
+    assert len(gradescope) == len(results)
+    sample = json.loads((out / "gradescope" / "control_a.py" / "results.json").read_text())
+    assert sample["score"] == batch["by_name"]["control_a.py"]["max_score"]
+    assert {"name", "score", "max_score", "status", "output", "visibility"} <= set(sample["tests"][0])
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]  # no temporary file left behind

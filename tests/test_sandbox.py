@@ -1,0 +1,149 @@
+"""The sandbox on its own: what a submission inside it can see and do, and what comes back."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from grader.checks import Opaque
+from grader.sandbox import Limits, SandboxedSubmission, isolation, processes_of
+from grader.submission import LoadError, SubmissionError
+
+
+def jail(source: str, **kwargs) -> SandboxedSubmission:
+    return SandboxedSubmission("student.py", source=source, **kwargs)
+
+
+def test_bubblewrap_is_the_isolation_on_this_machine():
+    # The Makefile installs bubblewrap; without it this must fail, not skip.
+    assert isolation() == "bubblewrap"
+
+
+def test_a_call_returns_plain_data_only():
+    with jail("def meteor_score(r, c, **k):\n    return {'x': 1} if r else float('0.5')\n") as box:
+        assert box.meteor_score("", "") == 0.5 and type(box.meteor_score("", "")) is float
+        got = box.meteor_score("a", "b")
+        assert isinstance(got, Opaque) and got.type_name == "dict"
+
+
+def test_a_float_subclass_comes_back_as_its_plain_value():
+    source = "class F(float):\n    def __eq__(self, o): return True\ndef meteor_score(r, c, **k):\n    return F(0.25)\n"
+    with jail(source) as box:
+        got = box.meteor_score("a", "b")
+        assert type(got) is float and got == 0.25 and got != 0.5
+
+
+def test_the_jail_sees_no_grader_file_network_or_environment(monkeypatch, kit_root):
+    monkeypatch.setenv("METEOR_SECRET", "hunter2")
+    source = (
+        "import os, socket\n"
+        "def meteor_score(r, c, **k):\n"
+        f"    seen = [p for p in ({str(kit_root)!r}, '/work', '/root/.ssh', '/home', '/etc/passwd') if os.path.exists(p)]\n"
+        "    try:\n"
+        "        socket.create_connection(('127.0.0.1', 22), timeout=0.5); net = 'open'\n"
+        "    except OSError as e:\n"
+        "        net = 'closed'\n"
+        "    return f'{seen}|{net}|{os.getuid()}|{sorted(os.environ)}'\n"
+    )
+    with jail(source) as box:
+        seen, net, uid, env = box.meteor_score("", "").split("|")
+    assert seen == "[]" and net == "closed"
+    assert int(uid) != 0 and int(uid) != os.getuid()
+    assert "METEOR_SECRET" not in env and env == "['HOME', 'LANG', 'PATH', 'PWD']"
+
+
+def test_rlimits_apply_inside_the_jail():
+    source = (
+        "import resource\n"
+        "def meteor_score(r, c, **k):\n"
+        "    return ','.join(str(resource.getrlimit(getattr(resource, n))[0]) for n in "
+        "('RLIMIT_AS', 'RLIMIT_NPROC', 'RLIMIT_FSIZE', 'RLIMIT_NOFILE'))\n"
+    )
+    limits = Limits(memory_mb=256, processes=16, file_size_mb=2, open_files=32)
+    with jail(source, limits=limits) as box:
+        assert box.meteor_score("", "") == f"{256 << 20},16,{2 << 20},32"
+
+
+@pytest.mark.parametrize(
+    "body, kind, words",
+    [
+        ("while True: pass", "timeout", "longer than 0.5 s"),
+        ("import ctypes; ctypes.string_at(0)", "crash", "SIGSEGV"),
+        ("import os; os._exit(3)", "crash", "exit status 3"),
+        ("import sys; sys.exit(0)", "exception", "SystemExit"),
+        ("raise KeyboardInterrupt", "exception", "KeyboardInterrupt"),
+        ("x = bytearray(1 << 34)", "exception", "MemoryError"),
+        ("import os; os.closerange(0, 4096); return 1.0", "crash", "ended during the call"),
+    ],
+)
+def test_a_call_that_goes_wrong_is_reported_and_the_next_call_works(body, kind, words):
+    source = f"def meteor_score(r, c, **k):\n    if r == 'bad':\n        {body}\n    return 0.5\n"
+    with jail(source, timeout=0.5) as box:
+        with pytest.raises(SubmissionError) as caught:
+            box.meteor_score("bad", "")
+        assert caught.value.kind == kind and words in caught.value.message
+        assert box.meteor_score("good", "") == 0.5
+
+
+def test_printed_output_is_captured_at_the_descriptor_and_cut_to_its_head(capsys):
+    source = "import os\ndef meteor_score(r, c, **k):\n    print('x' * 10000)\n    os.system('echo from-a-child')\n    return 0.5\n"
+    with jail(source) as box:
+        assert box.meteor_score("", "") == 0.5
+    printed = capsys.readouterr().out
+    assert printed.startswith("x" * 100) and "more bytes cut" in printed and len(printed) < 1000
+
+
+def test_a_budget_leaves_later_calls_not_run():
+    with jail("def meteor_score(r, c, **k):\n    while True: pass\n", timeout=0.3, budget=0.5) as box:
+        kinds = []
+        for _ in range(3):
+            with pytest.raises(SubmissionError) as caught:
+                box.meteor_score("", "")
+            kinds.append(caught.value.kind)
+    assert kinds[0] == "timeout" and kinds[-1] == "not_run"
+
+
+def test_no_process_of_the_submission_outlives_close():
+    source = (
+        "import os, subprocess\n"
+        "def meteor_score(r, c, **k):\n"
+        "    subprocess.Popen(['sleep', '300'], start_new_session=True)\n"
+        "    if os.fork() == 0:\n"
+        "        os.setsid(); import time; time.sleep(300)\n"
+        "    return 0.5\n"
+    )
+    box = jail(source)
+    assert box.meteor_score("", "") == 0.5
+    uid = box._uid
+    assert len(processes_of(uid)) >= 3
+    box.close()
+    assert processes_of(uid) == []
+
+
+@pytest.mark.parametrize(
+    "source, words",
+    [
+        ("def meteor_score(r, c:\n    pass\n", "syntax error on line 1"),
+        ("import no_such_module_here\n", "No module named 'no_such_module_here'"),
+        ("def meteor_scor(r, c, **k):\n    return 1\n", "did you mean to name 'meteor_scor'"),
+        ("meteor_score = 3\n", "is not a function"),
+        ("def meteor_score(text):\n    return 1\n", "takes (text), but the tests call meteor_score(reference, candidate"),
+    ],
+)
+def test_a_submission_that_cannot_load_says_why_in_one_line(source, words):
+    with pytest.raises(LoadError) as caught:
+        jail(source)
+    assert words in str(caught.value)
+
+
+def test_a_restart_is_a_fork_not_a_new_jail():
+    with jail("def meteor_score(r, c, **k):\n    return 0.5\n") as box:
+        bwrap = box._proc.pid
+        started = time.perf_counter()
+        for _ in range(5):
+            box.restart()
+        per_restart = (time.perf_counter() - started) / 5
+        assert box._proc.pid == bwrap and box.meteor_score("", "") == 0.5
+    assert per_restart < 1.0  # generous: the point is that the jail itself was not rebuilt

@@ -30,7 +30,7 @@ from grader.partial_run import Catalogue, catalogue, freeze_hypothesis_constants
 from grader.outputs import write_outputs
 from grader.progress import Progress, summary
 from grader.sandbox import ISOLATION_NOTES, SandboxedSubmission, isolation
-from grader.submission import LoadError
+from grader.submission import SUBMISSION_FILENAME, LoadError
 
 MAX_BYTES = 1_000_000
 SUFFIXES = (".py", ".ipynb")
@@ -156,9 +156,11 @@ class Grader:
         if prepared.problem:
             return self._unloadable(spec.name, prepared.problem, started), []
         try:
+            # One file name for every submission's tracebacks: a crash that two students share
+            # then reads the same, and the memo can recognise it.
             sandbox = SandboxedSubmission(
                 spec.path, self.ex.function, self.settings.timeout,
-                source=prepared.source, filename=prepared.filename, budget=self.settings.budget,
+                source=prepared.source, filename=SUBMISSION_FILENAME, budget=self.settings.budget,
             )
         except LoadError as exc:
             message = str(exc)
@@ -166,15 +168,16 @@ class Grader:
                 message = re.sub(r"\bline (\d+)", lambda m: prepared.notebook.where(int(m.group(1))), message)
             return self._unloadable(spec.name, message, started), []
         try:
-            report, traces = self._run(spec.name, sandbox)
+            report, traces, remembered = self._run(spec.name, sandbox)
             result = report.as_json()
             result["duration"] = round(time.monotonic() - started, 3)
+            result["from_memo"] = remembered
             result["diagnosis"] = _diagnosis(sandbox, result)
             return result, traces
         finally:
             sandbox.close()
 
-    def _run(self, name: str, sandbox: SandboxedSubmission) -> tuple[runner.Report, list[Trace]]:
+    def _run(self, name: str, sandbox: SandboxedSubmission) -> tuple[runner.Report, list[Trace], int]:
         names = self.tests.names
         known: dict[str, runner.TestResult] = {}
         missing = names
@@ -182,6 +185,7 @@ class Grader:
             known, missing = self.memo.replay(sandbox, names)
         traces: list[Trace] = []
         status, message = "graded", ""
+        remembered = len(known)
         if missing:
             sandbox.restart()  # the tests that run for real start from a fresh process
             recorder = Recorder(sandbox)
@@ -195,13 +199,14 @@ class Grader:
                 for trace in traces:
                     self.memo.add(trace)
         ordered = [known.pop(n) for n in names if n in known] + list(known.values())
-        return runner.Report(name, status, message, ordered), traces
+        return runner.Report(name, status, message, ordered), traces, remembered
 
     def _unloadable(self, name: str, reason: str, started: float) -> dict:
         message = f"could not load the submission: {reason}"
         tests = [runner.TestResult(**{**t, "message": message}) for t in self.tests.template]
         report = runner.Report(name, "error", message, tests, round(time.monotonic() - started, 3))
         result = report.as_json()
+        result["from_memo"] = 0
         result["diagnosis"] = None
         return result
 
@@ -253,7 +258,8 @@ def _grader_failed(name: str, template: list[dict], why: str) -> dict:
     message = f"the grader failed on this submission ({why}); grade it again or alone with meteor-kit check"
     tests = [{**t, "status": "not_run", "message": message, "output": "", "score": 0.0} for t in template]
     return {"submission": name, "status": "error", "message": message, "tests": tests, "duration": 0.0,
-            "score": 0.0, "max_score": sum(t["max_score"] for t in tests), "passed": 0, "diagnosis": None}
+            "score": 0.0, "max_score": sum(t["max_score"] for t in tests), "passed": 0, "from_memo": 0,
+            "diagnosis": None}
 
 
 @dataclass

@@ -82,28 +82,30 @@ CASES = [
 ]
 
 
+def scored(submission, exact, rule, reference, candidate, **kwargs):
+    """The submission's answer, judged; a crash, too, says what was expected and the rule, never the input."""
+    try:
+        got = submission.meteor_score(reference, candidate, **kwargs)
+    except SubmissionError as exc:
+        exc.message = f"expected {expected_text(exact)}, but {exc.message} [rule: {rule}]"
+        raise
+    return expect_score(got, exact, rule=rule)
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule(submission, case):
-    try:
-        got = submission.meteor_score(case.reference, case.candidate, **case.kwargs)
-    except SubmissionError as exc:
-        # A crash, too, says what was expected and which rule is involved, never the input.
-        exc.message = f"expected {expected_text(case.exact)}, but {exc.message} [rule: {case.rule}]"
-        raise
-    expect_score(got, case.exact, rule=case.rule)
+    scored(submission, case.exact, case.rule, case.reference, case.candidate, **case.kwargs)
 
 
 def test_fragmented_matches_score_lower_than_contiguous(submission):
     reference = "a b c d e f g h"
-    contiguous = submission.meteor_score(reference, "a b c d w x y z")
-    fragmented = submission.meteor_score(reference, "a w b x c y d z")
-    expect_score(contiguous, 0.49609375, rule=RULE_CHUNKS)
-    expect_score(fragmented, 0.25, rule=RULE_CHUNKS)
+    contiguous = scored(submission, 0.49609375, RULE_CHUNKS, reference, "a b c d w x y z")
+    fragmented = scored(submission, 0.25, RULE_CHUNKS, reference, "a w b x c y d z")
     if not fragmented < contiguous:
         raise WrongAnswer(f"the fragmented candidate scored {fragmented}, not lower than the contiguous one ({contiguous}) [rule: {RULE_CHUNKS}]")
 
 
 def test_longer_exact_match_is_close_to_1(submission):
-    got = expect_score(submission.meteor_score(LONG, LONG), 0.9999638310185185, rule=RULE_ALL)
+    got = scored(submission, 0.9999638310185185, RULE_ALL, LONG, LONG)
     if got < 0.99:
         raise WrongAnswer(f"an exact match of 24 words should score at least 0.99, got {got} [rule: {RULE_ALL}]")

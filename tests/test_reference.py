@@ -190,6 +190,12 @@ def test_the_second_implementation_gives_the_statement_values():
     assert second_opinion("", "x")[2] == 0
 
 
+@pytest.fixture(scope="module")
+def reference_solution(reference):
+    """The reference under another name: in the hypothesis tests `reference` is a text."""
+    return reference
+
+
 def random_case(seed: int) -> tuple[str, str, float, float, float]:
     """Two texts and three parameters from one seed: a hypothesis draw per example, not per word."""
     rng = random.Random(seed)
@@ -229,6 +235,19 @@ def test_the_reference_agrees_with_a_second_implementation_on_shrinkable_inputs(
     agrees(reference_solution, reference, candidate, alpha, beta, gamma)
 
 
+@pytest.mark.parametrize("mistake", ["no_clipping", "chunks_off_by_one", "alpha_swapped", "beta_truncated_to_int"])
+def test_the_second_implementation_tells_a_wrong_solution_apart(mistake):
+    # The comparison has teeth: on the same random cases it catches mistakes of the catalogue.
+    wrong = load_module(KIT_ROOT / "tests" / "catalogue" / "wrong" / f"{mistake}.py", f"wrong_{mistake}")
+    differ = 0
+    for seed in range(300):
+        reference, candidate, alpha, beta, gamma = random_case(seed)
+        exact = float(second_opinion(reference, candidate, alpha, beta, gamma)[2])
+        got = wrong.meteor_score(reference, candidate, alpha, beta, gamma)
+        differ += all(abs(got - ok) > 1e-9 for ok in correct_roundings(exact))
+    assert differ > 0
+
+
 @SOME
 @given(reference=texts(), candidate=texts(), alpha=alphas, beta=st.one_of(betas, st.floats(0, 1e300)), gamma=gammas)
 def test_the_reference_never_returns_nan(reference_solution, reference, candidate, alpha, beta, gamma):
@@ -246,11 +265,6 @@ def test_short_texts_agree_too(reference_solution, reference, candidate):
     assert reference_solution.explain(reference, candidate)["score_unrounded"] == pytest.approx(
         float(second_opinion(reference, candidate)[2]), abs=1e-12
     )
-
-
-@pytest.fixture(scope="module")
-def reference_solution(reference):
-    return reference
 
 
 # ---------------------------------------------------------------- the tests' expected values

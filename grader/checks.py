@@ -40,8 +40,8 @@ def to_real(got: object) -> float:
     # issubclass on the real type: isinstance would trust an object's own __class__.
     if issubclass(kind, float):
         value = float.__float__(got)  # drops any subclass and its overridden operators
-    elif issubclass(kind, int):
-        value = float(int.__index__(got))
+    elif kind is int:  # not a subclass: the sandbox passes only a plain int, and the browser must agree
+        value = float(got) if abs(got) < 2**1023 else math.inf
     else:
         # Fraction, Decimal and the like too: the sandbox only lets int and float through as numbers,
         # so the browser must not accept more than the grader.

@@ -198,11 +198,17 @@ def test_a_float_subclass_with_the_right_value_passes_as_a_plain_float():
     assert type(got) is float and got == 0.625
 
 
-def test_an_int_subclass_is_judged_by_its_real_value():
+def test_an_int_subclass_is_not_an_int():
+    # The sandbox lets only a plain int through, so the browser's judge refuses a subclass too.
     liar = LyingInt(7)
     assert liar == 0.625 and float(liar) == 0.625  # the trap is real
-    with pytest.raises(WrongAnswer, match=r"^expected 0\.625, got 7\.0$"):
+    with pytest.raises(WrongAnswer, match=r"but meteor_score returned test_checks\.LyingInt; it must return a float$"):
         expect_score(liar, 0.625)
+
+
+def test_a_huge_int_is_infinite_not_a_crash():
+    with pytest.raises(WrongAnswer, match="returned float inf"):
+        to_real(10**400)
 
 
 def test_an_object_that_fakes_its_class_is_not_a_float():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import sys
 import traceback
+import types
 from typing import Any, Protocol
 
 from grader.checks import Opaque
@@ -67,15 +68,25 @@ class LocalSubmission:
 
     def __init__(self, source: str, function: str = "meteor_score", filename: str = SUBMISSION_FILENAME):
         self.filename = filename
-        namespace: dict[str, Any] = {"__name__": "submission", "__file__": filename}
+        module = types.ModuleType("submission")
+        module.__file__ = filename
+        namespace: dict[str, Any] = module.__dict__
         try:
             code = compile(source, filename, "exec")
         except SyntaxError as exc:
             raise LoadError(f"syntax error on line {exc.lineno}: {exc.msg}") from None
+        # @dataclass (and typing) look the class's module up in sys.modules while the file runs.
+        previous = sys.modules.get("submission")
+        sys.modules["submission"] = module
         try:
             exec(code, namespace)
         except BaseException as exc:  # noqa: BLE001 - any failure at import is the student's
             raise LoadError(f"running the file failed: {student_traceback(exc, filename)}") from None
+        finally:
+            if previous is None:
+                sys.modules.pop("submission", None)
+            else:
+                sys.modules["submission"] = previous
         if function not in namespace:
             names = [n for n, v in namespace.items() if callable(v) and not n.startswith("__")]
             raise LoadError(missing_function_message(names, function))

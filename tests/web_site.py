@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import io
+import json
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -46,3 +49,48 @@ def leaks(site: Path, prints: list[bytes]) -> list[str]:
 
 def shipped_sources() -> list[Path]:
     return [ROOT / name for name in web_build.KIT_FILES] + [web_build.PAGE_SESSION]
+
+
+# Hypothesis mixes constants from the "local" modules in sys.modules into what it generates,
+# except under Pyodide (sys.platform == "emscripten"), where it turns that off. So a property's
+# inputs depend on what else the process imported. To compare like with like, the CPython side
+# runs in a fresh process with that turned off too, as under Pyodide.
+CPYTHON_DRIVER = """
+import json, sys
+from hypothesis.internal.conjecture import providers
+providers._get_local_constants = lambda: providers._local_constants
+from grader import exercise, runner
+from grader.submission import LocalSubmission
+for path in sys.argv[1:]:
+    code = open(path, encoding="utf-8").read()
+    report = runner.run(lambda: LocalSubmission(code), "submission.py", tiers=exercise.load().browser_tiers)
+    print(json.dumps({"file": path, "report": report.as_json()}), flush=True)
+"""
+
+
+def start_cpython(paths: list[Path]) -> subprocess.Popen:
+    """Runs the browser tiers on each file under CPython, like the page does; JSON lines out."""
+    return subprocess.Popen(
+        [sys.executable, "-c", CPYTHON_DRIVER, *map(str, paths)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+    )
+
+
+def start_pyodide(site: Path, paths: list[Path]) -> subprocess.Popen:
+    """The same, under Pyodide in Node, with the built site's runtime, wheels and page_session."""
+    return subprocess.Popen(
+        ["node", str(ROOT / "web" / "tools" / "run-node.mjs"), str(site), *map(str, paths)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT / "web",
+    )
+
+
+def reports(process: subprocess.Popen, timeout: float = 600) -> dict[str, dict]:
+    """file -> JSON report, from one of the processes above."""
+    out, err = process.communicate(timeout=timeout)
+    assert process.returncode == 0, err[-3000:]
+    lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    return {str(Path(line["file"]).resolve()): line["report"] for line in lines if "report" in line}
+
+
+def verdicts(report: dict) -> dict[str, str]:
+    return {test["name"]: test["status"] for test in report["tests"]}

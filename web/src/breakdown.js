@@ -89,7 +89,7 @@ export function breakdownSvg(example) {
   const spans = figures.map(([name, value]) => {
     const text = `<tspan class="figure-name">${name}</tspan> = ${escape(value)}`;
     const at = x;
-    x += (name.length + value.length + 3) * 7.6 + 26;
+    x += (name.length + value.length + 3) * CHAR + 22;
     return `<text class="figure${name === "score" ? " score" : ""}" x="${at}" y="${y0 + 30}">${text}</text>`;
   });
   parts.push(...spans);

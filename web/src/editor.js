@@ -25,7 +25,12 @@ export function createEditor(parent, { doc, onChange, onRun }) {
   return {
     view,
     getCode: () => view.state.doc.toString(),
-    setCode: (code) => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: code } }),
+    setCode: (code) =>
+      view.dispatch({
+        changes: { from: 0, to: view.state.doc.length, insert: code },
+        selection: EditorSelection.cursor(0),
+        scrollIntoView: true,
+      }),
     goToLine: (n) => {
       const line = view.state.doc.line(Math.max(1, Math.min(n, view.state.doc.lines)));
       view.dispatch({ selection: EditorSelection.cursor(line.from), scrollIntoView: true });

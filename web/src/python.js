@@ -83,12 +83,11 @@ export class PythonWorker {
     const kill = () => {
       this.worker.terminate();
       this.restarts += 1;
-      const message = "the worker did not respond to an interrupt";
-      for (const call of this.pending.values()) call.reject(new Error(message));
+      reject(restarted()); // first, so the run settles with its report rather than an error
+      for (const call of this.pending.values()) call.reject(new Error("Python was restarted"));
       this.pending.clear();
       this.onState({ state: "restarting" });
       this.start();
-      reject(restarted());
     };
     const fire = () => {
       timeouts += 1;

@@ -1,7 +1,9 @@
 // Draws a JSON report (the CLI's format) as the results panel: a summary, then one group per tier.
 
 const TIER_TITLES = { examples: "Examples", hidden: "Hidden tests", properties: "Properties" };
-const STATUS_ICONS = { pass: "✓", fail: "✗", error: "!", timeout: "⏱", not_run: "–" };
+const CLOCK =
+  '<svg viewBox="0 0 16 16" width="12" height="12" fill="none" stroke="currentColor" stroke-width="2"><circle cx="8" cy="8" r="6"/><path d="M8 4.5V8l2.5 1.5"/></svg>';
+const STATUS_ICONS = { pass: "✓", fail: "✗", error: "!", timeout: CLOCK, not_run: "–" };
 const STATUS_WORDS = { pass: "passed", fail: "failed", error: "error", timeout: "timed out", not_run: "not run" };
 
 const escapeHtml = (text) =>

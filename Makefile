@@ -6,19 +6,24 @@ VENV := .venv
 KIT := $(VENV)/bin/meteor-kit
 PORT ?= 8000
 
-.PHONY: run test setup system check
+.PHONY: run test setup system check web
 
+# Builds the student's page if an input changed, and serves it on localhost (Ctrl+C stops it).
 run: setup
-	$(KIT) check solutions/reference.py
+	$(KIT) serve --port $(PORT)
 
-test: setup
+test: setup web
 	$(VENV)/bin/python -m pytest tests -q
+
+# The page's static site in build/web: npm ci, the hash-checked test wheels, the build itself.
+web: setup
+	$(KIT) build-web --if-needed
 
 setup: system $(VENV)/.installed
 
 system:
 	@missing=""; \
-	for pair in bwrap:bubblewrap; do \
+	for pair in bwrap:bubblewrap chromium:chromium node:nodejs npm:npm; do \
 	  command -v $${pair%%:*} >/dev/null || missing="$$missing $${pair##*:}"; \
 	done; \
 	if [ -n "$$missing" ]; then \

@@ -267,11 +267,16 @@ def ensure_built(out: Path = DEFAULT_OUT) -> Path:
 
 
 def cmd_build_web(args: argparse.Namespace) -> int:
-    build(Path(args.out).resolve())
+    out = Path(args.out).resolve()
+    if args.if_needed and is_current(out):
+        log(f"{out} is up to date")
+    else:
+        build(out)
     return 0
 
 
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser("build-web", help="build the student's page as a static site")
     parser.add_argument("--out", default=str(DEFAULT_OUT), help=f"where to write it (default: {DEFAULT_OUT.relative_to(ROOT)})")
+    parser.add_argument("--if-needed", action="store_true", help="build only if an input changed since the last build")
     parser.set_defaults(func=cmd_build_web)

@@ -1,6 +1,6 @@
 """Benchmark of `meteor-kit grade`: a generated class, graded with --jobs 2, against the obvious loop.
 
-    .venv/bin/python bench/bench_grade.py [--size 500] [--sample 12] [--timeout 0.5] [--budget 10]
+    .venv/bin/python bench/bench_grade.py [--size 500] [--sample 12] [--timeout 1] [--budget 5]
 
 The class mixes correct solutions, wrong ones (a few common bugs, as a class has) and a few
 that hang. Both figures come from the same run on the same machine, so their ratio holds
@@ -107,8 +107,8 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=500)
     parser.add_argument("--sample", type=int, default=12, help="submissions timed with the pytest loop")
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--timeout", type=float, default=0.5)
-    parser.add_argument("--budget", type=float, default=10.0)
+    parser.add_argument("--timeout", type=float, default=1.0)
+    parser.add_argument("--budget", type=float, default=5.0)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench_grade."))
     try:

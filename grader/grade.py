@@ -29,7 +29,7 @@ from grader.notebook import NotebookError, extract
 from grader.partial_run import Catalogue, catalogue, freeze_hypothesis_constants, run_tests
 from grader.outputs import write_outputs
 from grader.progress import Progress, summary
-from grader.sandbox import ISOLATION_NOTES, SandboxedSubmission, isolation
+from grader.sandbox import ISOLATION_NOTES, Jail, SandboxedSubmission, isolation
 from grader.submission import SUBMISSION_FILENAME, LoadError
 
 MAX_BYTES = 1_000_000
@@ -149,18 +149,27 @@ class Grader:
         self.tests = tests
         self.memo = Memo()
         self.ex = exercise.load()
+        self.jail: Jail | None = None  # one jail for all this grader's submissions, one at a time
+
+    def close(self) -> None:
+        if self.jail is not None:
+            self.jail.close()
+            self.jail = None
 
     def grade(self, spec: Spec) -> tuple[dict, list[Trace]]:
         started = time.monotonic()
         prepared = prepare(spec)
         if prepared.problem:
             return self._unloadable(spec.name, prepared.problem, started), []
+        if self.jail is None:
+            self.jail = Jail()
         try:
             # One file name for every submission's tracebacks: a crash that two students share
             # then reads the same, and the memo can recognise it.
             sandbox = SandboxedSubmission(
                 spec.path, self.ex.function, self.settings.timeout,
                 source=prepared.source, filename=SUBMISSION_FILENAME, budget=self.settings.budget,
+                jail=self.jail,
             )
         except LoadError as exc:
             message = str(exc)
@@ -241,8 +250,9 @@ def _worker(conn: Connection, settings: Settings, tests: Catalogue) -> None:
         try:
             task = conn.recv()
         except EOFError:
-            return
+            task = None
         if task is None:
+            grader.close()
             return
         index, spec, traces = task
         for trace in traces:

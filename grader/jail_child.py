@@ -79,9 +79,6 @@ def main():
         os.setpriority(os.PRIO_PROCESS, 0, config.get("nice", 0))
     except OSError:
         pass
-    init = read_message(ctl_in)
-    if init is None:
-        os._exit(0)
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
@@ -110,6 +107,8 @@ def main():
             kill_others(config, keep=None)
             reap()
             drain(req_r)
+            if config["pidns"]:
+                wipe("/tmp")  # the jail's own tmpfs: the next submission finds it empty
             child = None
             write_message(ctl_out, {"event": "killed"})
         elif message["op"] == "spawn":
@@ -119,7 +118,9 @@ def main():
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)
                 for fd in (ctl_in, ctl_out, wake_r, wake_w):
                     os.close(fd)
-                run_child(init, req_r, resp_w)
+                init = read_message(req_r)  # the code comes to the child, never to the server
+                if init is not None:
+                    run_child(init, req_r, resp_w)
                 os._exit(0)
             write_message(ctl_out, {"event": "spawned", "pid": child})
         elif message["op"] == "sweep":
@@ -153,6 +154,24 @@ def describe_status(status):
             name = f"signal {number}"
         return {"signal": number, "name": name, "text": signal.strsignal(number) or name}
     return {"exit": os.waitstatus_to_exitcode(status)}
+
+
+def wipe(directory):
+    """Remove everything under `directory` that we own, even what was made unreadable."""
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                os.chmod(entry.path, 0o700)
+                wipe(entry.path)
+                os.rmdir(entry.path)
+            else:
+                os.unlink(entry.path)
+        except OSError:
+            pass
 
 
 def drain(fd):

@@ -132,58 +132,40 @@ def _jail_uid() -> int:
     return 1_000_000 + (os.getpid() * 64 + next(_uids) % 64) % 4_000_000
 
 
-class SandboxedSubmission:
-    """One jail per submission; the judge only ever sees plain values."""
+class Jail:
+    """The bubblewrap jail and the fork server inside it: the expensive part, reusable.
 
-    def __init__(
-        self,
-        path: str | os.PathLike,
-        function: str = "meteor_score",
-        timeout: float = 2.0,
-        *,
-        source: str | None = None,
-        filename: str | None = None,
-        budget: float | None = None,
-        limits: Limits | None = None,
-        mode: str | None = None,
-        signature: str | None = None,
-    ):
-        self.path = Path(path)
-        self.function = function
-        self.timeout = timeout
-        self.budget = budget
+    One jail can serve many submissions one after another (a grading worker keeps one):
+    each load is a fresh child forked from a server that never ran submission code, its
+    source arrives on the pipe, and before the next load every process of the last one is
+    killed and /tmp is emptied. So a submission never sees another one.
+    """
+
+    def __init__(self, limits: Limits | None = None, mode: str | None = None):
         self.limits = limits or Limits()
         self.mode = mode or isolation()
-        self.filename = filename or self.path.name
-        self.signature = signature or exercise.load().signature
-        self.source = source if source is not None else read_source(self.path)
-        self.load_output = ""
-        self._used = 0.0  # seconds spent waiting on the submission: its loads and calls
-        self._proc: subprocess.Popen | None = None
-        self._uid: int | None = None
-        self._fds: list[int] = []
-        self._seq = 0
-        self._child: int | None = None
-        self._exit: dict | None = None
-        self._start_jail()
-        self._spawn()
+        self.proc: subprocess.Popen | None = None
+        self.uid: int | None = None
+        self.fds: list[int] = []
+        self.ctl_w = self.ctl_r = self.req_w = self.resp_r = -1
 
-    # ------------------------------------------------------------ jail and child
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
 
-    def _start_jail(self) -> None:
-        ctl_in_r, self._ctl_w = os.pipe()
-        self._ctl_r, ctl_out_w = os.pipe()
-        req_r, self._req_w = os.pipe()
-        self._resp_r, resp_w = os.pipe()
+    def start(self) -> None:
+        ctl_in_r, self.ctl_w = os.pipe()
+        self.ctl_r, ctl_out_w = os.pipe()
+        req_r, self.req_w = os.pipe()
+        self.resp_r, resp_w = os.pipe()
         inner = [ctl_in_r, ctl_out_w, req_r, resp_w]
         root = os.getuid() == 0
-        self._uid = _jail_uid() if root else None
+        self.uid = _jail_uid() if root else None
         config = {
             "fds": inner,
             "limits": self.limits.rlimits(),
-            "uid": self._uid,
+            "uid": self.uid,
             "pidns": self.mode == "bubblewrap",
-            "nice": 5,
+            "nice": 0,
         }
         if not root and self.mode != "bubblewrap":
             # Without a uid of its own, RLIMIT_NPROC counts all of the grader user's processes.
@@ -206,25 +188,99 @@ class SandboxedSubmission:
                 popen_extra.update(user=config["uid"], group=config["uid"], extra_groups=[])
                 config["uid"], config["own_uid"] = None, True
                 argv[-1] = json.dumps(config)
-        self._proc = subprocess.Popen(
+        self.proc = subprocess.Popen(
             argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             pass_fds=inner, start_new_session=True, env={"PATH": "/usr/bin:/bin"}, **popen_extra,
         )
         for fd in inner:
             os.close(fd)
-        self._fds = [self._ctl_w, self._ctl_r, self._req_w, self._resp_r]
-        positional, keywords = _parameters(self.signature)
-        self._send(self._ctl_w, {"source": self.source, "filename": self.filename, "function": self.function,
-                                 "positional": positional, "keywords": keywords})
+        self.fds = [self.ctl_w, self.ctl_r, self.req_w, self.resp_r]
+
+    def close(self) -> None:
+        """End the jail and every process in it."""
+        if self.alive() and self.mode != "bubblewrap":
+            # Without a pid namespace the server must kill the strays before it goes.
+            try:
+                _send(self.ctl_w, {"op": "quit"})
+                self.proc.wait(timeout=2)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                try:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            self.proc.wait()
+            self.proc = None
+        if self.uid is not None:
+            _kill_uid(self.uid)
+        for fd in self.fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.fds = []
+
+
+class SandboxedSubmission:
+    """One jail per submission; the judge only ever sees plain values."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        function: str = "meteor_score",
+        timeout: float = 2.0,
+        *,
+        source: str | None = None,
+        filename: str | None = None,
+        budget: float | None = None,
+        limits: Limits | None = None,
+        mode: str | None = None,
+        signature: str | None = None,
+        jail: Jail | None = None,
+    ):
+        self.path = Path(path)
+        self.function = function
+        self.timeout = timeout
+        self.budget = budget
+        self.limits = limits or Limits()
+        self.mode = mode or isolation()
+        self.filename = filename or self.path.name
+        self.signature = signature or exercise.load().signature
+        self.source = source if source is not None else read_source(self.path)
+        self.load_output = ""
+        self._used = 0.0  # seconds spent waiting on the submission: its loads and calls
+        self._closed = False
+        self._own_jail = jail is None
+        self._jail = jail or Jail(self.limits, self.mode)
+        self._seq = 0
+        self._child: int | None = None
+        self._exit: dict | None = None
+        try:
+            self._spawn()
+        except BaseException:
+            self.close()  # now, not whenever the garbage collector gets to it
+            raise
+
+    # ------------------------------------------------------------ jail and child
+
+    # The jail's pipes, under the names the protocol code uses.
+    _ctl_w = property(lambda self: self._jail.ctl_w)
+    _ctl_r = property(lambda self: self._jail.ctl_r)
+    _req_w = property(lambda self: self._jail.req_w)
+    _resp_r = property(lambda self: self._jail.resp_r)
+    _proc = property(lambda self: self._jail.proc)
+    _uid = property(lambda self: self._jail.uid)
 
     def _spawn(self) -> None:
         """A fresh child that has loaded the submission; raises LoadError if it cannot."""
         spawning = time.monotonic()  # a restart the submission caused counts in its budget
         event = None
         for _ in range(2):
-            if self._proc is None or self._proc.poll() is not None:
-                self._close_jail()
-                self._start_jail()
+            if not self._jail.alive():
+                self._jail.close()
+                self._jail.start()
             try:
                 self._send(self._ctl_w, {"op": "kill"})
                 event = self._control(lambda e: e.get("event") == "killed", LOAD_TIMEOUT)
@@ -237,11 +293,18 @@ class SandboxedSubmission:
             if event is not None:
                 break
             # The server is gone (the submission may have killed it): a new jail, once.
-            self._close_jail()
+            self._jail.close()
         if event is None:
             raise LoadError("the sandbox did not start")
         self._child, self._exit = event["pid"], None
         self._seq = 0
+        positional, keywords = _parameters(self.signature)
+        try:
+            # The code goes to the child alone: the server never holds a submission.
+            self._send(self._req_w, {"source": self.source, "filename": self.filename, "function": self.function,
+                                     "positional": positional, "keywords": keywords})
+        except OSError:
+            raise LoadError("the sandbox did not start") from None
         load = self._read_answer(0, self._load_time_limit())
         self._used += time.monotonic() - spawning
         if load is None:
@@ -366,11 +429,7 @@ class SandboxedSubmission:
     # ------------------------------------------------------------ wire
 
     def _send(self, fd: int, message: dict) -> None:
-        data = json.dumps(message).encode()
-        data = struct.pack(">I", len(data)) + data
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        _send(fd, message)
 
     def _control(self, wanted, timeout: float) -> dict | None:
         """Read control events until one is `wanted`; remembers the child's exit on the way."""
@@ -447,34 +506,19 @@ class SandboxedSubmission:
 
     # ------------------------------------------------------------ end
 
-    def _close_jail(self) -> None:
-        if self._proc is not None:
-            if self._proc.poll() is None:
-                try:
-                    os.killpg(self._proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            self._proc.wait()
-            self._proc = None
-        if self._uid is not None:
-            _kill_uid(self._uid)
-        for fd in self._fds:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        self._fds = []
-
     def close(self) -> None:
-        """End the jail and every process in it."""
-        if self._proc is not None and self._proc.poll() is None and self.mode != "bubblewrap":
-            # Without a pid namespace the server must kill the strays before it goes.
+        """End every process of this submission (and the jail, unless it was lent)."""
+        if self._closed:
+            return  # a lent jail may serve another submission by now: leave it alone
+        self._closed = True
+        if not self._own_jail and self._jail.alive():
             try:
-                self._send(self._ctl_w, {"op": "quit"})
-                self._proc.wait(timeout=2)
-            except (OSError, subprocess.TimeoutExpired):
+                self._send(self._ctl_w, {"op": "kill"})
+                if self._control(lambda e: e.get("event") == "killed", 5.0) is not None:
+                    return
+            except (OSError, ProtocolError):
                 pass
-        self._close_jail()
+        self._jail.close()
 
     def __enter__(self) -> "SandboxedSubmission":
         return self
@@ -490,6 +534,14 @@ class SandboxedSubmission:
 
 
 # ---------------------------------------------------------------- helpers
+
+
+def _send(fd: int, message: dict) -> None:
+    data = json.dumps(message).encode()
+    data = struct.pack(">I", len(data)) + data
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def read_source(path: Path) -> str:

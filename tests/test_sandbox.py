@@ -147,3 +147,29 @@ def test_a_restart_is_a_fork_not_a_new_jail():
         per_restart = (time.perf_counter() - started) / 5
         assert box._proc.pid == bwrap and box.meteor_score("", "") == 0.5
     assert per_restart < 1.0  # generous: the point is that the jail itself was not rebuilt
+
+
+def test_a_lent_jail_serves_one_submission_after_another_and_each_sees_nothing_of_the_last():
+    from grader.sandbox import Jail
+
+    jail = Jail()
+    try:
+        first = SandboxedSubmission(
+            "a.py", jail=jail,
+            source="import subprocess\nopen('/tmp/secret', 'w').write('answers')\n"
+            "def meteor_score(r, c, **k):\n    subprocess.Popen(['sleep', '300'])\n    return 0.5\n",
+        )
+        assert first.meteor_score("", "") == 0.5
+        bwrap = jail.proc.pid
+        first.close()
+        second = SandboxedSubmission(
+            "b.py", jail=jail,
+            source="import os\ndef meteor_score(r, c, **k):\n"
+            "    return f\"{os.listdir('/tmp')}|{len([p for p in os.listdir('/proc') if p.isdigit()])}\"\n",
+        )
+        assert second.meteor_score("", "") == "[]|3"  # bubblewrap's init, the server, itself
+        assert jail.proc.pid == bwrap
+        second.close()
+    finally:
+        jail.close()
+    assert processes_of(jail.uid) == []

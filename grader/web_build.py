@@ -49,7 +49,8 @@ PAGE_SESSION = WEB / "py" / "page_session.py"
 # Besides the statement's examples, the "Try it" panel shows the breakdown of these.
 EXTRA_TRY_EXAMPLES: tuple[tuple[str, str, str, dict[str, float]], ...] = (
     ("word order: one chunk here, two in full METEOR", "the cat sat on the mat", "on the mat the cat sat", {}),
-    ("scattered matches: many chunks", "the quick brown fox jumps over the lazy dog", "the fox quick over dog brown", {}),
+    ("shuffled words: still one chunk here", "the quick brown fox jumps over the lazy dog", "the fox quick over dog brown", {}),
+    ("scattered matches: three chunks", "the cat sat on the mat", "the dog sat by the mat", {}),
     ("a longer candidate: precision drops", "a small red house", "there is a small and very red house", {}),
 )
 

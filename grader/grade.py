@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from grader import exercise, runner
 from grader.memo import Memo, Recorder, Trace
@@ -36,6 +36,8 @@ MAX_BYTES = 1_000_000
 SUFFIXES = (".py", ".ipynb")
 # A worker that overruns its submission's budget by this much is killed (the grader's own safety net).
 GRACE = 60.0
+# Workers beyond --jobs, for submissions that are only waiting on a hanging call.
+EXTRA_WORKERS = 4
 
 
 @dataclass(frozen=True)
@@ -150,6 +152,7 @@ class Grader:
         self.memo = Memo()
         self.ex = exercise.load()
         self.jail: Jail | None = None  # one jail for all this grader's submissions, one at a time
+        self.on_slow: Callable[[], None] | None = None
 
     def close(self) -> None:
         if self.jail is not None:
@@ -171,6 +174,7 @@ class Grader:
                 source=prepared.source, filename=SUBMISSION_FILENAME, budget=self.settings.budget,
                 jail=self.jail,
             )
+            sandbox.on_slow = self.on_slow
         except LoadError as exc:
             message = str(exc)
             if prepared.notebook is not None:
@@ -255,6 +259,7 @@ def _worker(conn: Connection, settings: Settings, tests: Catalogue) -> None:
             grader.close()
             return
         index, spec, traces = task
+        grader.on_slow = lambda: conn.send(("slow", index))
         for trace in traces:
             grader.memo.add(trace)
         try:
@@ -280,6 +285,7 @@ class _Slot:
     seen: int = 0  # how many of the parent's traces this worker has
     task: tuple | None = None
     since: float = 0.0
+    stalled: bool = False  # waiting on a call that seems to hang: it does not count as busy
 
 
 def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progress | None = None) -> list[dict]:
@@ -304,13 +310,20 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
         for _ in range(min(jobs, len(specs))):
             slots.append(start())
         while any(r is None for r in results):
-            for slot in slots:
-                if slot.task is None and pending:
-                    index = pending.pop()
-                    slot.task = (index, specs[index], [t for origin, t in traces[slot.seen:] if origin != slot.id])
-                    slot.seen = len(traces)
-                    slot.since = time.monotonic()
-                    slot.conn.send(slot.task)
+            # `jobs` workers compute at once. One that waits on a call that seems to hang is
+            # not computing (its jail spins until the time limit at most): another takes over.
+            while pending and sum(s.task is not None and not s.stalled for s in slots) < jobs:
+                idle = [s for s in slots if s.task is None]
+                if not idle and len(slots) >= jobs + EXTRA_WORKERS:
+                    break
+                slot = idle[0] if idle else start()
+                if not idle:
+                    slots.append(slot)
+                index = pending.pop()
+                slot.task = (index, specs[index], [t for origin, t in traces[slot.seen:] if origin != slot.id])
+                slot.seen = len(traces)
+                slot.since = time.monotonic()
+                slot.conn.send(slot.task)
             ready = wait([s.conn for s in slots if s.task is not None], timeout=1.0)
             for slot in list(slots):
                 if slot.task is None:
@@ -319,13 +332,17 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
                 overdue = time.monotonic() - slot.since > settings.budget + GRACE
                 if slot.conn in ready:
                     try:
-                        _, result, new = slot.conn.recv()
+                        message = slot.conn.recv()
                     except (EOFError, OSError):
-                        result, new = None, []
+                        message = (index, None, [])
+                    if message[0] == "slow":
+                        slot.stalled = True
+                        continue
+                    _, result, new = message
                     if result is not None:
                         results[index] = result
                         traces += [(slot.id, t) for t in new]
-                        slot.task = None
+                        slot.task, slot.stalled = None, False
                         if progress:
                             progress.update(result)
                         continue

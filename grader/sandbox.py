@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from grader import exercise
 from grader.checks import Opaque
@@ -33,6 +33,7 @@ PYTHON_PREFIX = Path(sys.base_prefix).resolve()
 PYTHON = PYTHON_PREFIX / "bin" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
 MESSAGE_LIMIT = 64 * 1024 * 1024
 LOAD_TIMEOUT = 10.0
+SLOW_CALL = 0.25  # seconds after which a call counts as stalled (it probably hangs)
 _uids = itertools.count()
 
 
@@ -252,6 +253,8 @@ class SandboxedSubmission:
         self.load_output = ""
         self._used = 0.0  # seconds spent waiting on the submission: its loads and calls
         self._closed = False
+        # Called once, the first time a call keeps us waiting: the grader can start other work.
+        self.on_slow: Callable[[], None] | None = None
         self._own_jail = jail is None
         self._jail = jail or Jail(self.limits, self.mode)
         self._seq = 0
@@ -449,11 +452,18 @@ class SandboxedSubmission:
     def _read_answer(self, seq: int, timeout: float) -> dict | None:
         """The next message of request `seq` from the child, or None if it timed out or died."""
         deadline = time.monotonic() + timeout
+        slow_at = time.monotonic() + SLOW_CALL if self.on_slow else None
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
+            if slow_at is not None:
+                left = min(left, max(slow_at - time.monotonic(), 0.0))
             ready = select.select([self._resp_r, self._ctl_r], [], [], left)[0]
+            if not ready and slow_at is not None and time.monotonic() >= slow_at:
+                hook, self.on_slow, slow_at = self.on_slow, None, None
+                hook()
+                continue
             if self._resp_r in ready:
                 message = self._read_message(self._resp_r, deadline)
                 if message is None:

@@ -149,3 +149,6 @@ def test_a_memoized_verdict_equals_a_fresh_run(tmp_path, kit_root, meteor_kit):
     assert all(r["from_memo"] == 0 for r in fresh.values())
     for name in fresh:
         assert memo[name]["tests"] == fresh[name]["tests"], name
+        assert memo[name]["diagnosis"] == fresh[name]["diagnosis"], name
+    assert memo["b_no_clipping_2.py"]["diagnosis"]["mistake"] == "no_clipping"
+    assert memo["a_reference_1.py"]["diagnosis"] is None

@@ -210,3 +210,4 @@ def test_the_output_files_are_complete_and_valid(batch):
     assert sample["score"] == batch["by_name"]["control_a.py"]["max_score"]
     assert {"name", "score", "max_score", "status", "output", "visibility"} <= set(sample["tests"][0])
     assert not [p for p in out.iterdir() if p.name.startswith(".")]  # no temporary file left behind
+    assert "<html" in (out / "report.html").read_text().lower()

@@ -128,6 +128,25 @@ def _bwrap_mounts() -> list[str]:
     ]
 
 
+def _python_for_others() -> Path:
+    """An interpreter of our version that an unprivileged uid can run and import from.
+
+    Without bubblewrap there is no bind mount to make pyenv's Python (under /root) reachable,
+    so take the system's interpreter of the same version when ours is out of reach.
+    """
+    def reachable(path: Path) -> bool:
+        return all(p.stat().st_mode & 0o001 for p in [*path.parents[:-1]]) and bool(path.stat().st_mode & 0o005)
+
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    for candidate in (PYTHON, Path("/usr/bin") / version, Path("/usr/local/bin") / version):
+        try:
+            if candidate.exists() and reachable(candidate.resolve()):
+                return candidate
+        except OSError:
+            continue
+    return PYTHON
+
+
 def _jail_uid() -> int:
     """A uid of its own for each live sandbox, so RLIMIT_NPROC counts only its processes."""
     return 1_000_000 + (os.getpid() * 64 + next(_uids) % 64) % 4_000_000
@@ -171,7 +190,8 @@ class Jail:
         if not root and self.mode != "bubblewrap":
             # Without a uid of its own, RLIMIT_NPROC counts all of the grader user's processes.
             config["limits"]["RLIMIT_NPROC"] = _own_process_count() + self.limits.processes
-        command = [str(PYTHON), "-I", "-S", "/jail/jail_child.py", json.dumps(config)]
+        python = PYTHON if self.mode == "bubblewrap" or not root else _python_for_others()
+        command = [str(python), "-I", "-S", "/jail/jail_child.py", json.dumps(config)]
         if self.mode == "bubblewrap":
             extra = [] if root else ["--unshare-user", "--uid", "65534", "--gid", "65534"]
             argv = [
@@ -186,8 +206,8 @@ class Jail:
             argv = command
             popen_extra = {"cwd": "/tmp"}
             if root:
-                popen_extra.update(user=config["uid"], group=config["uid"], extra_groups=[])
-                config["uid"], config["own_uid"] = None, True
+                # The server drops to the jail's uid itself, as under bubblewrap.
+                config["own_uid"] = True
                 argv[-1] = json.dumps(config)
         self.proc = subprocess.Popen(
             argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

@@ -173,3 +173,23 @@ def test_a_lent_jail_serves_one_submission_after_another_and_each_sees_nothing_o
     finally:
         jail.close()
     assert processes_of(jail.uid) == []
+
+
+def test_the_fallback_without_bubblewrap_runs_as_its_own_uid_and_cleans_up():
+    source = (
+        "import os, resource, subprocess\n"
+        "def meteor_score(r, c, **k):\n"
+        "    if r == 'hang':\n"
+        "        while True: pass\n"
+        "    subprocess.Popen(['sleep', '300'], start_new_session=True)\n"
+        "    return f\"{os.getuid()} {resource.getrlimit(resource.RLIMIT_NPROC)[0]}\"\n"
+    )
+    box = jail(source, mode="rlimits", timeout=0.5)
+    uid, nproc = map(int, box.meteor_score("", "").split())
+    assert uid not in (0, os.getuid()) and nproc == Limits().processes
+    with pytest.raises(SubmissionError) as caught:
+        box.meteor_score("hang", "")
+    assert caught.value.kind == "timeout"
+    assert box.meteor_score("", "").startswith(str(uid))
+    box.close()
+    assert processes_of(uid) == []

@@ -61,5 +61,12 @@ def summary(results: list[dict], elapsed: float, out: Path) -> str:
         graded = statuses["graded"]
         for name, count in failed.most_common(10):
             lines.append(f"  {count:>5}/{graded}  {name}")
-    lines.append(f"\nwritten to {out}/: results.json, grades.csv, gradescope/")
+    mistakes = Counter((r.get("diagnosis") or {}).get("mistake") for r in results)
+    mistakes.pop(None, None)
+    if mistakes:
+        lines.append("\nmistakes the diagnosis named most often:")
+        for mistake, count in mistakes.most_common(5):
+            lines.append(f"  {count:>5}  {mistake}")
+    files = ["results.json", "grades.csv", "gradescope/"] + (["report.html"] if (out / "report.html").exists() else [])
+    lines.append(f"\nwritten to {out}/: {', '.join(files)}")
     return "\n".join(lines)

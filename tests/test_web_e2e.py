@@ -224,6 +224,18 @@ def test_try_it_runs_the_students_function_and_draws_the_reference_breakdown(pag
     page.click("#tab-results")
 
 
+def test_a_try_during_a_run_waits_for_it(page):
+    page.evaluate("(src) => window.kit.setCode(src)", REFERENCE)
+    passed_all, tried = page.evaluate(
+        """async () => {
+            const [report, tried] = await Promise.all([window.kit.runTests(), window.kit.tryIt("the cat", "the cat")]);
+            return [report.passed === report.tests.length, tried];
+        }"""
+    )
+    assert passed_all
+    assert tried["status"] == "ok" and tried["value"] in ("0.938", "0.937")
+
+
 def test_the_draft_survives_a_reload_and_reset_asks_first(page):
     page.evaluate("(src) => window.kit.setCode(src)", "def meteor_score(reference, candidate):\n    return 0.0\n")
     page.locator(".cm-content").click()

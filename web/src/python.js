@@ -105,7 +105,22 @@ export class PythonWorker {
     };
   }
 
-  async runTests(code, onEvent = () => {}) {
+  /** One call at a time: a call's timer must not run while it waits behind another. */
+  serialized(task) {
+    const result = (this.queue || Promise.resolve()).then(task, task);
+    this.queue = result.catch(() => {});
+    return result;
+  }
+
+  runTests(code, onEvent = () => {}) {
+    return this.serialized(() => this.runTestsNow(code, onEvent));
+  }
+
+  tryIt(code, reference, candidate, params) {
+    return this.serialized(() => this.tryItNow(code, reference, candidate, params));
+  }
+
+  async runTestsNow(code, onEvent) {
     await this.ready;
     const collected = [];
     const finished = new Map();
@@ -166,7 +181,7 @@ export class PythonWorker {
     return { restarted: true, report };
   }
 
-  async tryIt(code, reference, candidate, params) {
+  async tryItNow(code, reference, candidate, params) {
     await this.ready;
     const dog = this.watchdog(() => ({
       restarted: true,

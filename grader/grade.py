@@ -106,6 +106,9 @@ def _unique_names(specs: list[Spec]) -> list[Spec]:
     return unique
 
 
+SOURCE_LIMIT = 200_000  # characters of code kept in results.json per submission
+
+
 @dataclass
 class Prepared:
     source: str = ""
@@ -160,8 +163,14 @@ class Grader:
             self.jail = None
 
     def grade(self, spec: Spec) -> tuple[dict, list[Trace]]:
-        started = time.monotonic()
         prepared = prepare(spec)
+        result, traces = self._grade(spec, prepared)
+        # The code as graded, for the class report's side-by-side view (a notebook's code cells).
+        result["source"] = prepared.source[:SOURCE_LIMIT] if prepared.source else None
+        return result, traces
+
+    def _grade(self, spec: Spec, prepared: Prepared) -> tuple[dict, list[Trace]]:
+        started = time.monotonic()
         if prepared.problem:
             return self._unloadable(spec.name, prepared.problem, started), []
         if self.jail is None:
@@ -274,7 +283,7 @@ def _grader_failed(name: str, template: list[dict], why: str) -> dict:
     tests = [{**t, "status": "not_run", "message": message, "output": "", "score": 0.0} for t in template]
     return {"submission": name, "status": "error", "message": message, "tests": tests, "duration": 0.0,
             "score": 0.0, "max_score": sum(t["max_score"] for t in tests), "passed": 0, "from_memo": 0,
-            "diagnosis": None}
+            "diagnosis": None, "source": None}
 
 
 @dataclass

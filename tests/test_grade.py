@@ -120,6 +120,15 @@ def test_the_summary_shows_the_distribution_and_the_most_failed_tests(class_run)
     assert "1 could not be graded" in summary and "carol.ipynb" in summary
 
 
+def test_results_keep_the_code_as_graded_for_the_report(class_run, kit_root):
+    results = class_run[2]
+    assert results["alice"]["source"] == (kit_root / "solutions" / "reference.py").read_text()
+    assert "%timeit" not in results["bob.ipynb"]["source"] and "def meteor_score" in results["bob.ipynb"]["source"]
+    assert "def meteor_score(reference, candidate:" in results["carol.ipynb"]["source"]  # shown even when it cannot load
+    report = (class_run[1] / "report.html").read_text()
+    assert "code not recorded" not in report
+
+
 def test_a_regrade_replaces_the_output_files(class_run):
     out = class_run[1]
     assert sorted(p.name for p in (out / "gradescope").iterdir()) == ["alice", "bob.ipynb", "carol.ipynb", "dave.py"]

@@ -38,6 +38,7 @@ KIT_FILES = (
     "grader/checks.py",
     "grader/submission.py",
     "grader/runner.py",
+    "grader/diagnosis_core.py",
     "problem/exercise.toml",
     "hidden_tests/conftest.py",
     "hidden_tests/test_examples.py",
@@ -45,6 +46,9 @@ KIT_FILES = (
     "hidden_tests/test_properties.py",
 )
 PAGE_SESSION = WEB / "py" / "page_session.py"
+# The diagnosis's probes and the reference's and models' answers to them, computed here: the page
+# runs grader/diagnosis_core.py on it, never the reference or the models themselves.
+DIAGNOSIS_TABLE = "py/diagnosis-table.json"
 
 # Besides the statement's examples, the "Try it" panel shows the breakdown of these.
 EXTRA_TRY_EXAMPLES: tuple[tuple[str, str, str, dict[str, float]], ...] = (
@@ -60,6 +64,8 @@ SOURCES = (
     "problem/statement.md",
     "problem/starter.py",
     "solutions/reference.py",
+    "grader/diagnose.py",
+    "grader/misconceptions.py",
     "grader/web_build.py",
     "web/package-lock.json",
     "web/wheels.txt",
@@ -147,6 +153,12 @@ def kit_zip(dest: Path) -> None:
         for name in KIT_FILES:
             z.write(ROOT / name, name)
         z.write(PAGE_SESSION, PAGE_SESSION.name)
+
+
+def diagnosis_table(dest: Path) -> None:
+    from grader.diagnose import browser_table
+
+    dest.write_text(json.dumps(browser_table(), ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
 
 def load_module(path: Path, name: str):
@@ -254,6 +266,7 @@ def build(out: Path = DEFAULT_OUT) -> Path:
     for name in ("stdlib.zip", "site-packages.zip", "hypothesis-cache.zip"):
         shutil.copy2(python / name, tmp / "py" / name)
     kit_zip(tmp / "py" / "kit.zip")
+    diagnosis_table(tmp / DIAGNOSIS_TABLE)
     bundle(tmp)
     (tmp / "index.html").write_text(index_html(page_data()), encoding="utf-8")
     (tmp / STAMP).write_text(stamp + "\n")

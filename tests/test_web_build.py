@@ -49,6 +49,23 @@ def test_no_file_of_the_site_contains_the_private_tier(site):
     assert not [n for n in names if "test_private" in n or "solutions/" in n or "reference.py" in n]
 
 
+def test_no_file_of_the_site_contains_the_misconception_models(site):
+    # The page gets the models' answers (py/diagnosis-table.json), never their code.
+    prints = fingerprints(ROOT / "grader" / "misconceptions.py", shipped_sources())
+    assert len(prints) >= 50
+    assert leaks(site, prints) == []
+    names = [name for name, _ in site_blobs(site)]
+    assert not [n for n in names if "misconceptions" in n or n.endswith("diagnose.py")]
+
+
+def test_the_site_ships_the_diagnosis_table_the_cli_uses(site):
+    from grader.diagnose import browser_table
+
+    shipped = json.loads((site / web_build.DIAGNOSIS_TABLE).read_text(encoding="utf-8"))
+    assert shipped == browser_table()
+    assert "grader/diagnosis_core.py" in web_build.KIT_FILES
+
+
 def test_the_leak_check_finds_a_planted_reference(site, tmp_path):
     copy = tmp_path / "site"
     shutil.copytree(site / "py", copy / "py")

@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import Page, sync_playwright
 
 from grader import exercise, runner, serve
+from grader.diagnose import diagnose_submission
 from grader.submission import LocalSubmission
 from tests.web_site import ROOT, built_site
 
@@ -31,6 +32,8 @@ NO_LOWERCASE = REFERENCE.replace("reference.lower().split()", "reference.split()
 )
 # Forgets to round: fails the rounding invariant, which shows a counterexample.
 NO_ROUNDING = REFERENCE.replace("score=round(score, DECIMALS),", "score=score,")
+# Matches a repeated word as often as it appears: the diagnosis names clipping (rule 2).
+NO_CLIPPING = (ROOT / "tests" / "catalogue" / "wrong" / "no_clipping.py").read_text(encoding="utf-8")
 PYTHON_LOOP = "def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n    while True:\n        pass\n"
 C_LOOP = (
     "import itertools\n\n"
@@ -87,6 +90,12 @@ def cpython_verdicts(code: str) -> dict[str, str]:
     return {t.name: t.status for t in report.tests}
 
 
+def cli_diagnosis(code: str, report: dict) -> dict | None:
+    """What `meteor-kit check --json` says under "diagnosis", for the page's test results."""
+    found = diagnose_submission(LocalSubmission(code), tests=report["tests"])
+    return found.as_json() if found else None
+
+
 def shown_statuses(page: Page) -> dict[str, str]:
     items = page.locator("[data-testid=test-result]")
     return {
@@ -112,12 +121,14 @@ def test_the_reference_passes_every_browser_test(page):
     assert set(shown_statuses(page).values()) == {"pass"}
     total = len(report["tests"])
     assert page.text_content("[data-testid=summary]").startswith(f"{total}/{total} passed")
+    assert report["diagnosis"] is None
+    assert page.locator("[data-testid=diagnosis]").is_hidden()
     page.screenshot(path=str(SHOTS / "all-pass.png"), full_page=True)
 
 
 def test_the_report_is_the_cli_report(page):
     report = page.evaluate("window.kit.lastReport()")
-    assert set(report) >= {"submission", "status", "message", "tests", "duration", "score", "max_score", "passed"}
+    assert set(report) >= {"submission", "status", "message", "tests", "duration", "score", "max_score", "passed", "diagnosis"}
     assert set(report["tests"][0]) == {"name", "tier", "status", "message", "output", "score", "max_score"}
 
 
@@ -135,6 +146,25 @@ def test_a_wrong_solution_fails_the_tests_cpython_fails(page):
     assert "rule: Tokens: lowercase" in hidden.text_content()
     assert "THE Cat SAT" not in hidden.text_content()
     page.screenshot(path=str(SHOTS / "wrong-solution.png"), full_page=True)
+
+
+def test_a_wrong_solution_gets_the_clis_diagnosis_and_a_right_one_none(page):
+    report = run_tests(page, NO_CLIPPING)
+    assert report["passed"] < len(report["tests"])
+    found = report["diagnosis"]
+    assert found["mistake"] == "no_clipping" and found["kind"] == "model"
+    assert found == cli_diagnosis(NO_CLIPPING, report)
+    box = page.locator("[data-testid=diagnosis]")
+    assert box.is_visible()
+    text = box.text_content()
+    assert text == found["text"]
+    assert "repeated words are not clipped" in text and "matched only once" in text
+    assert "meteor_score('sun moon', 'sun sun moon')" in text  # one of our probes, never a hidden test's input
+    page.screenshot(path=str(SHOTS / "diagnosis.png"), full_page=True)
+    # Everything passes: no diagnosis, and the last one is hidden again.
+    again = run_tests(page, REFERENCE)
+    assert again["passed"] == len(again["tests"]) and again["diagnosis"] is None
+    assert box.is_hidden() and box.text_content() == ""
 
 
 def test_a_failing_property_shows_its_counterexample(page):

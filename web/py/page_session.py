@@ -1,7 +1,8 @@
 """The page's side of a test run, inside Pyodide: the kit's own runner on the editor's code.
 
 The worker calls `run_tests` and `try_it`; `post(kind, json)` is its one callback, used to say
-which test is running so the page's timer can interrupt just that test.
+which test is running so the page's timer can interrupt just that test (and when the diagnosis
+starts, so the timer covers it too).
 """
 
 from __future__ import annotations
@@ -11,12 +12,13 @@ import io
 import json
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 from _pytest.unraisableexception import gc_collect_iterations_key
 
-from grader import exercise, runner
+from grader import diagnosis_core, exercise, runner
 from grader.checks import describe
 from grader.submission import LoadError, LocalSubmission, SubmissionError
 
@@ -24,6 +26,8 @@ EXERCISE = exercise.load()
 # After this many timeouts in one run, the remaining tests are not run: a loop that never
 # ends would otherwise cost every test the full time limit.
 MAX_TIMEOUTS = 3
+# Written next to this file by the page's boot, from the site's py/diagnosis-table.json.
+DIAGNOSIS_TABLE = Path(__file__).with_name("diagnosis-table.json")
 
 Post = Callable[[str, str], None]
 
@@ -101,6 +105,44 @@ class Progress:
             self.post("finish", json.dumps({**asdict(results[-1]), "returned": self.guard.returned[:3]}))
 
 
+class ProbeGuard:
+    """The diagnosis's calls: after one timeout, the remaining probes are not run."""
+
+    def __init__(self, submission: LocalSubmission):
+        self.submission = submission
+        self.timed_out = False
+
+    def meteor_score(self, *args: Any, **kwargs: Any) -> Any:
+        if self.timed_out:
+            raise SubmissionError("not_run", "the diagnosis ran out of time")
+        try:
+            return self.submission.meteor_score(*args, **kwargs)
+        except SubmissionError as exc:
+            self.timed_out = exc.kind == "timeout"
+            raise
+
+
+def diagnosis(source: str, tests: list[dict], post: Post) -> dict | None:
+    """What `meteor-kit check --json` says under "diagnosis": the same engine, on the build's table."""
+    try:
+        table = json.loads(DIAGNOSIS_TABLE.read_text(encoding="utf-8"))
+    except OSError:
+        return None
+    post("diagnosing", "{}")  # the page's timer covers the probes, as it does each test
+    # What the submission prints while probed is not part of any report.
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        try:
+            probed = ProbeGuard(LocalSubmission(source, EXERCISE.function))
+            outputs = diagnosis_core.run_probes(probed, table)
+        except (LoadError, KeyboardInterrupt):
+            return None  # an interrupt that landed between two calls: no diagnosis rather than a wrong one
+    # As the CLI: probes cut short by a timeout could point at the wrong mistake.
+    if probed.timed_out and not all(isinstance(out, dict) and "error" in out for out in outputs):
+        return None
+    found = diagnosis_core.diagnose_outputs(outputs, table, diagnosis_core.failing_calls(tests))
+    return {**found, "text": diagnosis_core.full_text(found)} if found else None
+
+
 def run_tests(source: str, post: Post) -> str:
     """Run the browser tiers against `source`; the JSON report, as the CLI's `--json` gives it."""
     guard = Guard()
@@ -110,7 +152,10 @@ def run_tests(source: str, post: Post) -> str:
         tiers=EXERCISE.browser_tiers,
         plugins=(Progress(post, guard),),
     )
-    return json.dumps(report.as_json())
+    result = report.as_json()
+    failed = report.status == "graded" and report.passed < len(report.tests)
+    result["diagnosis"] = diagnosis(source, result["tests"], post) if failed else None
+    return json.dumps(result)
 
 
 def warm_up() -> None:

@@ -11,6 +11,7 @@ export async function bootPython({ loadPyodide, locate, fetchBytes, progress = (
   const packages = fetchBytes(locate("py/site-packages.zip"));
   const kit = fetchBytes(locate("py/kit.zip"));
   const cache = fetchBytes(locate("py/hypothesis-cache.zip"));
+  const table = fetchBytes(locate("py/diagnosis-table.json"));
   const pyodide = await loadPyodide({
     indexURL: locate("pyodide/"),
     stdLibURL: locate("py/stdlib.zip"),
@@ -24,6 +25,7 @@ export async function bootPython({ loadPyodide, locate, fetchBytes, progress = (
   pyodide.FS.mkdirTree(`${HOME}/lib`);
   pyodide.FS.writeFile(`${HOME}/lib/site-packages.zip`, await packages);
   pyodide.unpackArchive(await kit, "zip", { extractDir: KIT });
+  pyodide.FS.writeFile(`${KIT}/diagnosis-table.json`, await table);
   pyodide.unpackArchive(await cache, "zip", { extractDir: `${HOME}/.hypothesis` });
   pyodide.runPython(`
 import os, sys

@@ -2,7 +2,7 @@
 // window.kit is the API for automation: setCode, getCode, runTests, tryIt and ready.
 import { PythonWorker } from "./python.js";
 import { createEditor } from "./editor.js";
-import { pyFloat, renderReport, renderRunning } from "./results.js";
+import { pyFloat, renderDiagnosis, renderReport, renderRunning } from "./results.js";
 import { breakdownSvg } from "./breakdown.js";
 
 const data = JSON.parse(document.getElementById("page-data").textContent);
@@ -85,6 +85,7 @@ async function runTests() {
     try {
       const report = await python.runTests(code, (kind, event) => {
         if (kind === "collected") progress.total = event.length;
+        if (kind === "diagnosing") progress.diagnosing = true;
         if (kind === "finish") {
           progress.done += 1;
           returned.set(event.name, event.returned);
@@ -92,12 +93,13 @@ async function runTests() {
         renderRunning($("summary"), $("results"), progress, python);
       });
       lastReport = report;
-      renderReport(report, { summary: $("summary"), results: $("results"), data, returned, editor });
+      renderReport(report, { summary: $("summary"), results: $("results"), diagnosis: $("diagnosis"), data, returned, editor });
       return report;
     } catch (error) {
       $("summary").dataset.state = "error";
       $("summary").textContent = `The tests could not run: ${error.message}`;
       $("results").replaceChildren();
+      renderDiagnosis($("diagnosis"), null);
       throw error;
     } finally {
       running = null;

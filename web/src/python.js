@@ -125,8 +125,9 @@ export class PythonWorker {
     const collected = [];
     const finished = new Map();
     let current = null;
+    let diagnosing = false;
     const started = performance.now();
-    const dog = this.watchdog(() => this.restartedReport(collected, finished, current, started));
+    const dog = this.watchdog(() => this.restartedReport(collected, finished, current, started, diagnosing));
     const events = (kind, data) => {
       if (kind === "collected") collected.push(...data);
       else if (kind === "start") {
@@ -135,6 +136,9 @@ export class PythonWorker {
       } else if (kind === "finish") {
         finished.set(data.name, data);
         dog.clear();
+      } else if (kind === "diagnosing") {
+        diagnosing = true;
+        dog.arm(); // the probes of a failing run, under the same limit
       }
       onEvent(kind, data);
     };
@@ -149,7 +153,7 @@ export class PythonWorker {
     }
   }
 
-  restartedReport(collected, finished, current, started) {
+  restartedReport(collected, finished, current, started, diagnosing = false) {
     const limit = this.limitMs / 1000;
     const tests = collected.map((test) => {
       const max = this.tiers[test.tier] ? this.tiers[test.tier].points : 0;
@@ -171,12 +175,15 @@ export class PythonWorker {
     const report = {
       submission: "submission.py",
       status: "graded",
-      message: "Python was restarted after a test ran past the time limit",
+      message: diagnosing
+        ? "Python was restarted after the diagnosis's calls ran past the time limit"
+        : "Python was restarted after a test ran past the time limit",
       tests,
       duration: (performance.now() - started) / 1000,
       score: tests.reduce((sum, t) => sum + t.score, 0),
       max_score: tests.reduce((sum, t) => sum + t.max_score, 0),
       passed: tests.filter((t) => t.status === "pass").length,
+      diagnosis: null,
     };
     return { restarted: true, report };
   }

@@ -21,12 +21,25 @@ export function prettyName(name) {
   return base;
 }
 
+/** The diagnosis's sentence under the summary; hidden when there is none (everything passed). */
+export function renderDiagnosis(element, diagnosis) {
+  element.classList.remove("stale");
+  element.hidden = !(diagnosis && diagnosis.text);
+  element.textContent = diagnosis && diagnosis.text ? diagnosis.text : "";
+  if (diagnosis) element.dataset.kind = diagnosis.kind;
+  else delete element.dataset.kind;
+}
+
 export function renderRunning(summary, results, progress) {
   summary.dataset.state = "running";
-  summary.innerHTML = progress.total
+  summary.innerHTML = progress.diagnosing
+    ? "Looking for the mistake behind the failures…"
+    : progress.total
     ? `Running tests… <b>${progress.done}/${progress.total}</b> <progress max="${progress.total}" value="${progress.done}"></progress>`
     : "Running tests…";
   results.classList.add("stale");
+  const diagnosis = document.getElementById("diagnosis");
+  if (diagnosis) diagnosis.classList.add("stale");
 }
 
 // Traceback lines name the editor's file: make "line N" jump there.
@@ -80,13 +93,14 @@ function testItem(test, context) {
 }
 
 export function renderReport(report, context) {
-  const { summary, results, data, editor } = context;
+  const { summary, results, data, editor, diagnosis } = context;
   const total = report.tests.length;
   summary.dataset.state = report.passed === total && total > 0 ? "pass" : "fail";
   const time = report.duration ? ` <span class="time">in ${report.duration.toFixed(2)} s</span>` : "";
   summary.innerHTML =
     `<b>${report.passed}/${total} passed</b> · ${points(report.score)}/${points(report.max_score)} points${time}` +
     (report.message ? `<div class="run-message">${linkLines(escapeHtml(report.message))}</div>` : "");
+  if (diagnosis) renderDiagnosis(diagnosis, report.diagnosis);
   results.classList.remove("stale");
   results.replaceChildren();
   const tiers = [...new Set([...Object.keys(data.tiers), ...report.tests.map((t) => t.tier)])];

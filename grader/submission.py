@@ -110,7 +110,3 @@ class LocalSubmission:
 def load_local(path: str) -> LocalSubmission:
     with open(path, encoding="utf-8") as f:
         return LocalSubmission(f.read(), filename=path)
-
-
-def python_version() -> str:
-    return ".".join(map(str, sys.version_info[:2]))

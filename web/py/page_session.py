@@ -136,6 +136,10 @@ def diagnosis(source: str, tests: list[dict], post: Post) -> dict | None:
             outputs = diagnosis_core.run_probes(probed, table)
         except (LoadError, KeyboardInterrupt):
             return None  # an interrupt that landed between two calls: no diagnosis rather than a wrong one
+        finally:
+            # No student code runs after this point: the page stops its timer, so the trusted
+            # work left (matching the table, the report) never counts as a hang, however slow.
+            post("probed", "{}")
     # As the CLI: probes cut short by a timeout could point at the wrong mistake.
     if probed.timed_out and not all(isinstance(out, dict) and "error" in out for out in outputs):
         return None

@@ -139,6 +139,8 @@ export class PythonWorker {
       } else if (kind === "diagnosing") {
         diagnosing = true;
         dog.arm(); // the probes of a failing run, under the same limit
+      } else if (kind === "probed") {
+        dog.clear();
       }
       onEvent(kind, data);
     };

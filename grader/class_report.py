@@ -7,14 +7,15 @@ request and any script, so the file works offline and student code in it cannot 
 
 from __future__ import annotations
 
+import builtins
 import html
+import keyword
+import re
 from collections import Counter, defaultdict
 from statistics import mean, median
 from typing import Any
 
-from pygments import highlight
 from pygments.formatters import HtmlFormatter
-from pygments.lexers import PythonLexer
 
 from grader import diagnosis_core, exercise
 
@@ -164,7 +165,43 @@ def _diagnosis_html(diagnosis: dict | None) -> str:
 def _code_html(source: str | None) -> str:
     if source is None:
         return '<p class="missing">The code of this submission was not recorded in results.json.</p>'
-    return highlight(source, PythonLexer(), _FORMATTER)
+    lines = source.count("\n") + (not source.endswith("\n"))
+    numbers = "\n".join(f'<span class="normal">{n}</span>' for n in range(1, lines + 1))
+    return (f'<div class="code"><table class="codetable"><tr><td class="linenos"><div class="linenodiv"><pre>{numbers}'
+            f'</pre></div></td><td class="code"><div><pre>{highlight_python(source)}</pre></div></td></tr></table></div>')
+
+
+# One pass of one regular expression: a class of 500 took 1.6 s with pygments' lexer and takes
+# about 0.1 s this way. The spans use pygments' class names, so its stylesheet colours them.
+_TOKENS = re.compile(
+    r"(?P<c1>#[^\n]*)"
+    r"|(?P<s>(?:\b[rRbBuUfF]{1,2})?(?:'''[\s\S]*?(?:'''|\Z)|\"\"\"[\s\S]*?(?:\"\"\"|\Z)"
+    r"|'(?:\\.|[^'\\\n])*'?|\"(?:\\.|[^\"\\\n])*\"?))"
+    r"|(?P<name>[^\W\d]\w*)"
+    r"|(?P<m>(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d+)?[jJ]?)"
+    r"|(?P<o>[-+*/%=<>!&|^~@]+)"
+)
+_KINDS = {**{w: "nb" for w in dir(builtins) if not w.startswith("_")}, **{w: "k" for w in keyword.kwlist},
+          "True": "kc", "False": "kc", "None": "kc", "import": "kn", "from": "kn"}
+_NAMED = {"def": "nf", "class": "nc"}  # what the name after these keywords is
+
+
+def highlight_python(source: str) -> str:
+    """`source` as escaped HTML, with spans for keywords, defined names, strings, comments, numbers."""
+    out, at, named = [], 0, None
+    for match in _TOKENS.finditer(source):
+        kind, text = match.lastgroup, match.group()
+        if kind == "name":
+            kind = named if named and text not in _KINDS else _KINDS.get(text)
+            named = _NAMED.get(text)
+        else:
+            named = None
+        out.append(html.escape(source[at : match.start()], quote=False))
+        escaped = html.escape(text, quote=False)
+        out.append(f'<span class="{kind}">{escaped}</span>' if kind else escaped)
+        at = match.end()
+    out.append(html.escape(source[at:], quote=False))
+    return "".join(out)
 
 
 def _tests_html(tests: list[dict]) -> str:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from grader import exercise, runner
-from grader.memo import Memo, Recorder, Trace
+from grader.memo import Memo, Profile, Recorder, Trace
 from grader.notebook import NotebookError, extract
 from grader.partial_run import Catalogue, catalogue, freeze_hypothesis_constants, run_tests
 from grader.outputs import write_outputs
@@ -162,14 +162,14 @@ class Grader:
             self.jail.close()
             self.jail = None
 
-    def grade(self, spec: Spec) -> tuple[dict, list[Trace]]:
+    def grade(self, spec: Spec) -> tuple[dict, list[Trace | Profile]]:
         prepared = prepare(spec)
         result, traces = self._grade(spec, prepared)
         # The code as graded, for the class report's side-by-side view (a notebook's code cells).
         result["source"] = prepared.source[:SOURCE_LIMIT] if prepared.source else None
         return result, traces
 
-    def _grade(self, spec: Spec, prepared: Prepared) -> tuple[dict, list[Trace]]:
+    def _grade(self, spec: Spec, prepared: Prepared) -> tuple[dict, list[Trace | Profile]]:
         started = time.monotonic()
         if prepared.problem:
             return self._unloadable(spec.name, prepared.problem, started), []
@@ -199,29 +199,43 @@ class Grader:
         finally:
             sandbox.close()
 
-    def _run(self, name: str, sandbox: SandboxedSubmission) -> tuple[runner.Report, list[Trace], int]:
+    def _run(self, name: str, sandbox: SandboxedSubmission) -> tuple[runner.Report, list[Trace | Profile], int]:
+        """The verdicts, and what the memo learned from them (to share with the other workers)."""
         names = self.tests.names
         known: dict[str, runner.TestResult] = {}
         missing = names
+        profile = None
         if self.settings.memo:
-            known, missing = self.memo.replay(sandbox, names)
-        traces: list[Trace] = []
+            known, missing, profile = self.memo.replay(sandbox, names)
+        learned: list[Trace | Profile] = []
         status, message = "graded", ""
         remembered = len(known)
         if missing:
             sandbox.restart()  # the tests that run for real start from a fresh process
             recorder = Recorder(sandbox)
             selection = [self.tests.nodeids[n] for n in missing] if known else None
-            outcome, _ = run_tests(lambda: recorder, selection)
+            outcome, _ = run_tests(lambda: recorder, selection, stop=lambda: _spent(sandbox))
             status, message = outcome.status, outcome.message
             for test in outcome.tests:
                 known[test.name] = test
-            if status == "graded":
-                traces = recorder.traces(outcome.tests)
-                for trace in traces:
+            if status == "graded" and _spent(sandbox):
+                # The run stopped once the budget was spent: the tests after it were not run.
+                for test in self.tests.template:
+                    if test["name"] in missing and test["name"] not in known:
+                        known[test["name"]] = runner.TestResult(
+                            **{**test, "status": "not_run", "message": _spent(sandbox), "output": "", "score": 0.0})
+            if status == "graded" and self.settings.memo:
+                learned = recorder.traces(outcome.tests)
+                for trace in learned:
                     self.memo.add(trace)
+        if profile is not None and status == "graded" and (missing or self.memo.surprised):
+            # A new kind of behaviour (or a new mix of known ones): later ones like it replay in few batches.
+            profile.paths.update({t.test: [c.answer for c in t.calls] for t in learned if isinstance(t, Trace)})
+            self.memo.add_profile(profile)
+            if learned:
+                learned.append(profile)
         ordered = [known.pop(n) for n in names if n in known] + list(known.values())
-        return runner.Report(name, status, message, ordered), traces, remembered
+        return runner.Report(name, status, message, ordered), learned, remembered
 
     def _unloadable(self, name: str, reason: str, started: float) -> dict:
         message = f"could not load the submission: {reason}"
@@ -231,6 +245,12 @@ class Grader:
         result["from_memo"] = 0
         result["diagnosis"] = None
         return result
+
+
+def _spent(sandbox: SandboxedSubmission) -> str | None:
+    """Why no further test can run: the submission used up its time budget (None while it has some)."""
+    remaining = sandbox._remaining()
+    return sandbox._budget_text() if remaining is not None and remaining <= 0 else None
 
 
 def _diagnosis(sandbox: SandboxedSubmission, result: dict) -> dict | None:
@@ -269,8 +289,8 @@ def _worker(conn: Connection, settings: Settings, tests: Catalogue) -> None:
             return
         index, spec, traces = task
         grader.on_slow = lambda: conn.send(("slow", index))
-        for trace in traces:
-            grader.memo.add(trace)
+        for item in traces:
+            grader.memo.learn(item)
         try:
             result, new = grader.grade(spec)
         except Exception as exc:  # noqa: BLE001 - the grader's own failure must not stop the class

@@ -11,9 +11,16 @@ have made exactly these calls and seen exactly these answers, so the leaf's verd
 this submission's verdicts. An answer with no edge is new behaviour: run the tests for real.
 Only the submission's printed output differs between submissions; it is attached per test.
 
-Calls along a chain of single-child nodes go to the sandbox as one batch. The batch ends at
-the first node with several children, so the submission never sees a call the tests would
-not have made: the check holds even for a submission that keeps state between calls.
+Round trips are what a walk costs, so calls go to the sandbox in batches. A batch runs on
+while the next call is certain, and that is the case more often than "the node has one
+child": a class has a few kinds of behaviour (correct, and each common bug), each kind
+answers every call the same way, and a run of each kind is remembered as a *profile*.
+While the answers so far fit the same profiles, and these all answer the next call alike,
+the call after it is known too, across test boundaries. So a submission of a known kind is
+walked in a handful of batches, one per split between kinds, not one per test. A batch
+that turns out wrong (the submission answered like no profile that fits) ends there, and
+the child is restarted before the next call, so it never goes on with calls the tests
+would not have made.
 """
 
 from __future__ import annotations
@@ -29,6 +36,8 @@ from grader.submission import SubmissionError
 
 # A budget that ran out depends on the clock, not on the submission's answers: never remembered.
 UNSTABLE = ("not_run",)
+# Answers after which a test makes no further call (see Recorder): the node they lead to is a leaf.
+ENDS_TEST = ("timeout", "crash")
 
 
 @dataclass
@@ -47,10 +56,25 @@ class Trace:
 
 
 @dataclass
+class Profile:
+    """One whole run, test by test: the answer keys along each test's path."""
+
+    paths: dict[str, list[str]]
+
+
+@dataclass
 class Node:
     call: list | None = None
     children: dict[str, "Node"] = field(default_factory=dict)
     verdict: dict | None = None
+    profiles: set[int] = field(default_factory=set)  # the profiles whose runs pass here
+
+
+@dataclass
+class _Step:
+    test: int  # index into the tests being replayed
+    node: Node  # whose call is made
+    expect: Node | None  # the child the batch assumed the answer leads to (None: the batch ends here)
 
 
 class Memo:
@@ -58,7 +82,14 @@ class Memo:
 
     def __init__(self) -> None:
         self.roots: dict[str, Node] = {}
-        self._stopped = False
+        self.profile_count = 0
+        self.round_trips = 0  # batches sent, for the benchmark and the tests
+
+    def learn(self, item: Trace | Profile) -> None:
+        if isinstance(item, Profile):
+            self.add_profile(item)
+        else:
+            self.add(item)
 
     def add(self, trace: Trace) -> bool:
         """Insert a test's run; False if it contradicts the tree (the run was not deterministic)."""
@@ -76,57 +107,163 @@ class Memo:
         node.verdict = trace.verdict
         return True
 
-    def replay(self, sandbox: SandboxedSubmission, tests: list[str]) -> tuple[dict[str, TestResult], list[str]]:
-        """Verdicts of the `tests` this submission answers like a remembered run; the others, to run."""
-        known: dict[str, TestResult] = {}
-        missing: list[str] = []
-        for index, name in enumerate(tests):
-            used = sandbox._used
-            result = self._replay_test(sandbox, name)
-            if result is not None:
-                known[name] = result
-                continue
-            # A test that will run for real must not pay twice from the submission's budget.
-            sandbox._used = used
-            missing.append(name)
-            if self._stopped:
-                # It hung or crashed where no remembered run did: such a submission will likely
-                # do it again, and each try costs a time limit. The real run decides the rest.
-                missing += tests[index + 1 :]
-                break
-        return known, missing
-
-    def _replay_test(self, sandbox: SandboxedSubmission, name: str) -> TestResult | None:
-        self._stopped = False
-        node = self.roots.get(name)
-        if node is None or (node.call is None and node.verdict is None):
-            return None
-        outputs: list[str] = []
-        while node.verdict is None:
-            segment = [node]
-            while len(segment[-1].children) == 1:
-                (only,) = segment[-1].children.values()
-                if only.call is None:
+    def add_profile(self, profile: Profile) -> None:
+        """Remember a whole run's kind, so later submissions of that kind are walked in few batches."""
+        number = self.profile_count
+        self.profile_count += 1
+        for test, keys in profile.paths.items():
+            node = self.roots.get(test)
+            path = []
+            for key in keys:
+                if node is None:
                     break
-                segment.append(only)
-            answers = sandbox.evaluate([n.call for n in segment])
-            answered = 0
-            for step, answer in zip(segment, answers):
-                answered += 1
-                child = None if answer.kind in UNSTABLE else step.children.get(answer.key())
+                path.append(node)
+                node = node.children.get(key)
+            if node is None or node.verdict is None:
+                continue  # a path the tree does not hold (its trace was unstable): no hint there
+            for step in (*path, node):
+                step.profiles.add(number)
+
+    # ------------------------------------------------------------ replay
+
+    def replay(self, sandbox: SandboxedSubmission, tests: list[str]) -> tuple[dict[str, TestResult], list[str], Profile]:
+        """Verdicts of the `tests` this submission answers like a remembered run; the others, to run.
+
+        Also returns the answer keys along the remembered tests' paths: that part of its profile.
+        """
+        self.known: dict[str, TestResult] = {}
+        self.missing: list[str] = []
+        self.paths: dict[str, list[str]] = {}
+        self.surprised = False  # a batch bet wrong, or a test was new: this kind is worth remembering
+        self._tests, self._sandbox = tests, sandbox
+        self._index, self._node = 0, None
+        self._start_test()
+        fits: set[int] | None = None  # the profiles the answers so far fit (None: no hint)
+        while self._next_node():
+            plan = self._plan(fits)
+            self.round_trips += 1
+            answers = sandbox.evaluate([step.node.call for step in plan])
+            for done, step in enumerate(plan, 1):
+                answer = next(answers, None)
+                if answer is None:
+                    break  # the last answer was a failure, and evaluate ended there
+                key = answer.key()
+                child = None if answer.kind in UNSTABLE else step.node.children.get(key)
                 if answer.output:
-                    outputs.append(answer.output)
-                if child is None:
-                    self._stopped = answer.kind in ("timeout", "crash", "not_run")
-                    if answered < len(segment) and answer.kind not in ("timeout", "crash", "not_run"):
-                        # The child is still busy with calls the tests would not make now.
+                    self._outputs.append(answer.output)
+                if child is None or (answer.kind in ENDS_TEST and child.verdict is None):
+                    # New behaviour: this test runs for real, and must not pay twice from the budget.
+                    sandbox._used = min(sandbox._used, self._test_used)
+                    self.missing.append(tests[step.test])
+                    self.surprised = True
+                    if answer.kind in ("timeout", "crash", "not_run"):
+                        # It hung or crashed where no remembered run did: such a submission will
+                        # likely do it again, and each try costs a time limit. The real run decides.
+                        self.missing += tests[step.test + 1 :]
+                        return self.known, self.missing, Profile(self.paths)
+                    if done < len(plan):
+                        answers.close()
+                        sandbox.restart()  # the child is busy with calls the tests would not make
+                    self._index, self._node = step.test + 1, None
+                    self._start_test()
+                    break
+                self._keys.append(key)
+                fits = _narrow(fits, child)
+                if child.verdict is not None:
+                    self._finish(child.verdict)
+                else:
+                    self._node = child
+                if child is not step.expect:
+                    if done < len(plan):
+                        # A known answer, but not the one the batch bet on: the rest of it is moot.
                         answers.close()
                         sandbox.restart()
-                    return None
+                        self.surprised = True
+                    break
+        return self.known, self.missing, Profile(self.paths)
+
+    def _next_node(self) -> bool:
+        """Move to the next test that makes a call, settling the others; False at the end."""
+        while self._node is None:
+            if self._index >= len(self._tests):
+                return False
+            name = self._tests[self._index]
+            root = self.roots.get(name)
+            if root is not None and root.call is not None:
+                self._node = root
+            elif root is not None and root.verdict is not None:
+                self._finish(root.verdict)  # a test that calls nothing
+            else:
+                self.missing.append(name)
+                self._index += 1
+                self._start_test()
+        return True
+
+    def _start_test(self) -> None:
+        self._outputs: list[str] = []
+        self._keys: list[str] = []
+        self._test_used = self._sandbox._used
+
+    def _finish(self, verdict: dict) -> None:
+        """The current test reached a leaf; tests after it that make no call are settled too."""
+        while True:
+            name = self._tests[self._index]
+            self.known[name] = TestResult(**verdict, output=truncate("".join(self._outputs)))
+            self.paths[name] = self._keys
+            self._index, self._node = self._index + 1, None
+            self._start_test()
+            root = self.roots.get(self._tests[self._index]) if self._index < len(self._tests) else None
+            if root is None:
+                return
+            if root.call is not None:
+                self._node = root  # a batch's next step is this root
+                return
+            if root.verdict is None:
+                return
+            verdict = root.verdict
+
+    def _plan(self, fits: set[int] | None) -> list[_Step]:
+        """Calls from the current node on, while the next one is certain for the profiles that fit."""
+        plan: list[_Step] = []
+        index, node = self._index, self._node
+        while True:
+            step = _Step(index, node, None)
+            plan.append(step)
+            children = list(node.children.values())
+            if fits is not None and len(children) > 1:
+                children = [c for c in children if c.profiles & fits]
+            if len(children) != 1:
+                return plan  # the answer decides what comes next
+            (child,) = children
+            fits = _narrow(fits, child)
+            step.expect = child
+            if child.verdict is None:
+                if child.call is None:
+                    return plan
                 node = child
-                if answer.kind in ("timeout", "crash"):
-                    break  # the test stopped there (see Recorder): this node is its leaf
-        return TestResult(**node.verdict, output=truncate("".join(outputs)))
+                continue
+            # The test ends there; the next one that makes a call follows (see _finish).
+            index += 1
+            while index < len(self._tests):
+                root = self.roots.get(self._tests[index])
+                if root is None or root.call is not None or root.verdict is None:
+                    break
+                index += 1
+            root = self.roots.get(self._tests[index]) if index < len(self._tests) else None
+            if root is None or root.call is None:
+                return plan
+            node = root
+
+
+def _narrow(fits: set[int] | None, child: Node) -> set[int] | None:
+    """The profiles that fit once the answer led to `child` (a new mix of known kinds starts over)."""
+    if not child.profiles:
+        return fits
+    if fits is not None:
+        both = fits & child.profiles
+        if both:
+            return both
+    return child.profiles
 
 
 def current_test() -> str:

@@ -42,18 +42,44 @@ class _NodeIds:
             self.ids[item.name] = f"{item.path}::{item.name}"
 
 
-def run_tests(factory: Callable[[], Submission], nodeids: list[str] | None = None) -> tuple[Outcome, dict[str, str]]:
-    """Run the tests named by `nodeids` (all tests when None); also returns every test's node id."""
+class _StopWhen:
+    """Ends the session after a test once `reason()` says why (the submission's budget is spent)."""
+
+    def __init__(self, reason: Callable[[], str | None]):
+        self.reason = reason
+        self.session: pytest.Session | None = None
+        self.stopped: str | None = None
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.session = session
+
+    def pytest_runtest_logfinish(self) -> None:
+        why = self.reason()
+        if why and self.session is not None:
+            self.stopped = self.session.shouldstop = why
+
+
+def run_tests(
+    factory: Callable[[], Submission], nodeids: list[str] | None = None, stop: Callable[[], str | None] | None = None
+) -> tuple[Outcome, dict[str, str]]:
+    """Run the tests named by `nodeids` (all tests when None); also returns every test's node id.
+
+    `stop`, if given, is asked after each test: a reason ends the run there, and the tests
+    not run are left out of the outcome (the caller reports them as not run, with the reason).
+    """
     ex = exercise.load()
     collector = runner.Collector({t: ex.tiers[t].points for t in ex.tiers})
     provider = runner.SubmissionProvider(factory)
     ids = _NodeIds()
+    stopper = _StopWhen(stop or (lambda: None))
     targets = nodeids if nodeids else [str(runner.TESTS_DIR)]
     args = [*targets, "-q", "--tiers", ",".join(ex.tiers), "-o", "console_output_style=classic", *FAST]
     sink = io.StringIO()
     with redirect_stdout(sink), redirect_stderr(sink):
-        code = pytest.main(args, plugins=[collector, runner._ProviderPlugin(provider), ids])
+        code = pytest.main(args, plugins=[collector, runner._ProviderPlugin(provider), ids, stopper])
     outcome = Outcome(collector.results, "graded", "")
+    if stopper.stopped and code == pytest.ExitCode.INTERRUPTED:
+        code = pytest.ExitCode.TESTS_FAILED
     if provider.load_error is not None:
         outcome.status, outcome.message = "error", f"could not load the submission: {provider.load_error}"
     elif code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):

@@ -34,6 +34,7 @@ PYTHON = PYTHON_PREFIX / "bin" / f"python{sys.version_info[0]}.{sys.version_info
 MESSAGE_LIMIT = 64 * 1024 * 1024
 LOAD_TIMEOUT = 10.0
 SLOW_CALL = 0.25  # seconds after which a call counts as stalled (it probably hangs)
+YIELDING_NICE = 19  # the niceness of a stalled call's processes
 _uids = itertools.count()
 
 
@@ -71,9 +72,13 @@ class Answer:
     output: str = ""
 
     def key(self) -> str:
-        """Everything a verdict can depend on (not the printed output)."""
+        """Everything a verdict can depend on (not the printed output). Distinct answers, distinct keys."""
         if self.ok:
-            return json.dumps(["v", self.value])
+            value = self.value
+            if type(value) is dict:  # {"float": text} or {"opaque": name}: the common case, made cheap
+                ((tag, text),) = value.items()
+                return f"{tag[0]}:{text}"
+            return "v:" + json.dumps(value)
         return json.dumps(["e", self.kind, self.error, self.traceback])
 
     def result(self) -> Any:
@@ -168,11 +173,13 @@ class Jail:
         self.uid: int | None = None
         self.fds: list[int] = []
         self.ctl_w = self.ctl_r = self.req_w = self.resp_r = -1
+        self.clean = False  # True between a submission's close and the next load: nothing of it is left
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
     def start(self) -> None:
+        self.clean = False
         ctl_in_r, self.ctl_w = os.pipe()
         self.ctl_r, ctl_out_w = os.pipe()
         req_r, self.req_w = os.pipe()
@@ -216,6 +223,49 @@ class Jail:
         for fd in inner:
             os.close(fd)
         self.fds = [self.ctl_w, self.ctl_r, self.req_w, self.resp_r]
+
+    def submission_processes(self) -> list[int]:
+        """Host pids of the submission's processes: the fork server's descendants, not the server."""
+        if self.proc is None:
+            return []
+        children: dict[int, list[int]] = {}
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+        # Breadth first from bubblewrap: the first process running the server's script is the
+        # server. The submission's processes are everything else below bubblewrap: the server's
+        # child, its children, and strays that bubblewrap's init adopted.
+        level, server, keep = [self.proc.pid], None, {self.proc.pid}
+        parent_of = {c: pid for pid, kids in children.items() for c in kids}
+        while level and server is None:
+            for pid in level:
+                try:
+                    with open(f"/proc/{pid}/cmdline", "rb") as f:
+                        argv = f.read().split(b"\0")
+                except OSError:
+                    continue
+                if b"bwrap" not in argv[0] and any(a.endswith(b"jail_child.py") for a in argv):
+                    server = pid
+                    break
+            level = [c for pid in level for c in children.get(pid, [])]
+        if server is None:
+            return []
+        while server not in keep:
+            keep.add(server)
+            server = parent_of.get(server, self.proc.pid)
+        found, stack = [], [self.proc.pid]
+        while stack:
+            pid = stack.pop()
+            if pid not in keep:
+                found.append(pid)
+            stack += children.get(pid, [])
+        return found
 
     def close(self) -> None:
         """End the jail and every process in it."""
@@ -272,6 +322,7 @@ class SandboxedSubmission:
         self.source = source if source is not None else read_source(self.path)
         self.load_output = ""
         self._used = 0.0  # seconds spent waiting on the submission: its loads and calls
+        self._yielded = False  # its processes were reniced during a slow call
         self._closed = False
         # Called once, the first time a call keeps us waiting: the grader can start other work.
         self.on_slow: Callable[[], None] | None = None
@@ -305,8 +356,12 @@ class SandboxedSubmission:
                 self._jail.close()
                 self._jail.start()
             try:
-                self._send(self._ctl_w, {"op": "kill"})
-                event = self._control(lambda e: e.get("event") == "killed", LOAD_TIMEOUT)
+                if self._jail.clean:
+                    event = {"event": "killed"}  # the last submission's close killed all of it
+                else:
+                    self._send(self._ctl_w, {"op": "kill"})
+                    event = self._control(lambda e: e.get("event") == "killed", LOAD_TIMEOUT)
+                self._jail.clean = False
                 if event is not None:
                     _drain(self._resp_r)
                     self._send(self._ctl_w, {"op": "spawn"})
@@ -472,7 +527,15 @@ class SandboxedSubmission:
     def _read_answer(self, seq: int, timeout: float) -> dict | None:
         """The next message of request `seq` from the child, or None if it timed out or died."""
         deadline = time.monotonic() + timeout
-        slow_at = time.monotonic() + SLOW_CALL if self.on_slow else None
+        slow_at = time.monotonic() + SLOW_CALL
+        try:
+            return self._wait_answer(seq, deadline, slow_at)
+        finally:
+            if self._yielded:
+                self._yielded = False
+                _renice(self._jail.submission_processes(), 0)
+
+    def _wait_answer(self, seq: int, deadline: float, slow_at: float | None) -> dict | None:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -481,8 +544,13 @@ class SandboxedSubmission:
                 left = min(left, max(slow_at - time.monotonic(), 0.0))
             ready = select.select([self._resp_r, self._ctl_r], [], [], left)[0]
             if not ready and slow_at is not None and time.monotonic() >= slow_at:
-                hook, self.on_slow, slow_at = self.on_slow, None, None
-                hook()
+                slow_at = None
+                # A call this slow probably hangs: while it spins, it must not slow the grading of
+                # others. Its processes get only the CPU nobody else wants until it answers.
+                self._yielded = _renice(self._jail.submission_processes(), YIELDING_NICE)
+                if self.on_slow is not None:
+                    hook, self.on_slow = self.on_slow, None
+                    hook()
                 continue
             if self._resp_r in ready:
                 message = self._read_message(self._resp_r, deadline)
@@ -545,6 +613,7 @@ class SandboxedSubmission:
             try:
                 self._send(self._ctl_w, {"op": "kill"})
                 if self._control(lambda e: e.get("event") == "killed", 5.0) is not None:
+                    self._jail.clean = True
                     return
             except (OSError, ProtocolError):
                 pass
@@ -572,6 +641,18 @@ def _send(fd: int, message: dict) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
+
+
+def _renice(pids: list[int], nice: int) -> bool:
+    """Set the niceness of `pids`; True if any changed. Lowering it again needs root: else it stays."""
+    changed = False
+    for pid in pids:
+        try:
+            os.setpriority(os.PRIO_PROCESS, pid, nice)
+            changed = True
+        except OSError:
+            pass
+    return changed
 
 
 def read_source(path: Path) -> str:
@@ -607,6 +688,8 @@ def _exit_text(status: dict) -> str:
 
 
 def _output_text(raw: dict) -> str:
+    if "output" not in raw:
+        return ""
     text, size = raw.get("output", ""), raw.get("output_size", 0)
     if not isinstance(text, str) or not isinstance(size, int):
         return ""

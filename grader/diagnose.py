@@ -230,6 +230,8 @@ def _probe_in_batches(sandbox: Any, table: dict, budget: float) -> list:
             else:
                 outputs.append({"error": answer.kind})
                 timeouts += answer.kind == "timeout"
+                if answer.kind == "not_run":  # the submission's budget is spent: so it stays
+                    outputs += [{"error": "not_run"}] * (len(calls) - len(outputs))
     return outputs
 
 

@@ -323,6 +323,7 @@ class SandboxedSubmission:
         self.load_output = ""
         self._used = 0.0  # seconds spent waiting on the submission: its loads and calls
         self._yielded = False  # its processes were reniced during a slow call
+        self._answers = bytearray()  # read from the answer pipe, not yet taken as messages
         self._closed = False
         # Called once, the first time a call keeps us waiting: the grader can start other work.
         self.on_slow: Callable[[], None] | None = None
@@ -364,6 +365,7 @@ class SandboxedSubmission:
                 self._jail.clean = False
                 if event is not None:
                     _drain(self._resp_r)
+                    self._answers.clear()
                     self._send(self._ctl_w, {"op": "spawn"})
                     event = self._control(lambda e: e.get("event") == "spawned", LOAD_TIMEOUT)
             except (OSError, ProtocolError):
@@ -537,6 +539,11 @@ class SandboxedSubmission:
 
     def _wait_answer(self, seq: int, deadline: float, slow_at: float | None) -> dict | None:
         while True:
+            message = self._pop_answer()
+            if message is not None:
+                if message.get("seq") == seq:
+                    return message
+                continue  # a stale answer of an abandoned request
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
@@ -553,12 +560,11 @@ class SandboxedSubmission:
                     hook()
                 continue
             if self._resp_r in ready:
-                message = self._read_message(self._resp_r, deadline)
-                if message is None:
+                part = os.read(self._resp_r, 1 << 20)
+                if not part:
                     return None
-                if message.get("seq") == seq:
-                    return message
-                continue  # a stale answer of an abandoned request
+                self._answers += part
+                continue
             if self._ctl_r in ready:
                 event = self._read_message(self._ctl_r, deadline)
                 if event is None:
@@ -567,9 +573,31 @@ class SandboxedSubmission:
                 self._note_exit(event)
                 if self._exit is not None:
                     # The child is gone; an answer it wrote before dying may still be waiting.
-                    if select.select([self._resp_r], [], [], 0)[0]:
+                    if select.select([self._resp_r], [], [], 0)[0] or self._holds_message():
                         continue
                     return None
+
+    def _holds_message(self) -> bool:
+        buffer = self._answers
+        return len(buffer) >= 4 and len(buffer) >= 4 + struct.unpack_from(">I", buffer)[0]
+
+    def _pop_answer(self) -> dict | None:
+        """The next whole message the child wrote, from what was read so far; None if none is whole yet.
+
+        The child writes one message per answer, so that answers before a call that hangs are
+        never held back; reading whatever the pipe holds at once keeps that cheap here.
+        """
+        buffer = self._answers
+        if len(buffer) < 4:
+            return None
+        size = struct.unpack_from(">I", buffer)[0]
+        if size > MESSAGE_LIMIT:
+            raise ProtocolError("message too large")
+        if len(buffer) < 4 + size:
+            return None
+        body = bytes(buffer[4 : 4 + size])
+        del buffer[: 4 + size]
+        return _parse_message(body)
 
     def _read_message(self, fd: int, deadline: float) -> dict | None:
         head = self._read_exact(fd, 4, deadline)
@@ -581,13 +609,7 @@ class SandboxedSubmission:
         body = self._read_exact(fd, size, deadline)
         if body is None:
             return None
-        try:
-            message = json.loads(body)
-        except (ValueError, RecursionError) as exc:
-            raise ProtocolError(f"not JSON: {type(exc).__name__}") from None
-        if not isinstance(message, dict):
-            raise ProtocolError("not an object")
-        return message
+        return _parse_message(body)
 
     def _read_exact(self, fd: int, n: int, deadline: float) -> bytes | None:
         chunks = []
@@ -641,6 +663,16 @@ def _send(fd: int, message: dict) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
+
+
+def _parse_message(body: bytes) -> dict:
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError) as exc:
+        raise ProtocolError(f"not JSON: {type(exc).__name__}") from None
+    if not isinstance(message, dict):
+        raise ProtocolError("not an object")
+    return message
 
 
 def _renice(pids: list[int], nice: int) -> bool:

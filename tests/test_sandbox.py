@@ -193,3 +193,15 @@ def test_the_fallback_without_bubblewrap_runs_as_its_own_uid_and_cleans_up():
     assert box.meteor_score("", "").startswith(str(uid))
     box.close()
     assert processes_of(uid) == []
+
+
+@pytest.mark.parametrize("hang", ["time.sleep(60)", "sum(itertools.count())"])
+def test_in_a_batch_the_timeout_is_the_call_that_hangs_not_an_earlier_one(hang):
+    source = ("import itertools, time\n\ndef meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
+              f"    if reference == 'hang':\n        {hang}\n    return len(reference) / 10\n")
+    with jail(source, timeout=0.5) as box:
+        calls = [[[r, "x"], {}] for r in ("a", "ab", "abc", "hang", "abcd")]
+        answers = list(box.evaluate(calls))
+        assert [(a.kind or "ok", a.value) for a in answers] == [
+            ("ok", {"float": "0.1"}), ("ok", {"float": "0.2"}), ("ok", {"float": "0.3"}), ("timeout", None)]
+        assert box.meteor_score("abcd", "x") == 0.4  # a fresh child took over

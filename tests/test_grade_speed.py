@@ -1,0 +1,252 @@
+"""What makes class grading fast, checked by what it does (counts, statuses), never by timing.
+
+The figures themselves are in bench/bench_grade.py and the README.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from grader import diagnose
+from grader.grade import Grader, Settings, Spec
+from grader.memo import Memo, Node, Profile, Trace, Call
+from grader.partial_run import catalogue, freeze_hypothesis_constants
+from grader.sandbox import Answer, SandboxedSubmission
+from grader.submission import LocalSubmission
+
+from conftest import KIT_ROOT, load_module
+
+CATALOGUE = KIT_ROOT / "tests" / "catalogue"
+HANGS = "def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n    while True:\n        pass\n"
+
+
+@pytest.fixture(scope="module")
+def tests():
+    freeze_hypothesis_constants()
+    return catalogue()
+
+
+def copy(tmp_path: Path, source: Path, name: str) -> Spec:
+    path = tmp_path / name
+    path.write_text(f"# {name}\n{source.read_text()}")
+    return Spec(name, path)
+
+
+# ---------------------------------------------------------------- the memo's batches
+
+
+def test_a_submission_of_a_known_kind_is_walked_in_a_few_batches(tmp_path, tests):
+    grader = Grader(Settings(timeout=2.0, budget=60.0), tests)
+    kinds = [KIT_ROOT / "solutions" / "reference.py", CATALOGUE / "wrong" / "no_clipping.py",
+             CATALOGUE / "wrong" / "crash_on_empty.py"]
+    try:
+        first = [grader.grade(copy(tmp_path, k, f"{k.stem}_1.py"))[0] for k in kinds]
+        assert all(r["from_memo"] < len(r["tests"]) for r in first)  # each was new: a real run
+        for kind, earlier in zip(kinds, first):
+            before = grader.memo.round_trips
+            again = grader.grade(copy(tmp_path, kind, f"{kind.stem}_2.py"))[0]
+            batches = grader.memo.round_trips - before
+            assert again["from_memo"] == len(again["tests"]), kind.stem
+            assert again["tests"] == earlier["tests"], kind.stem
+            # One batch per test would be 59; the profiles leave one per split between kinds.
+            assert batches <= 4, (kind.stem, batches)
+    finally:
+        grader.close()
+
+
+class FakeSandbox:
+    """Answers from a table (call -> answer key), and writes down every batch and restart."""
+
+    def __init__(self, answers: dict[str, str]):
+        self.answers = answers
+        self.batches: list[list[str]] = []
+        self.restarts = 0
+        self._used = 0.0
+
+    def evaluate(self, calls):
+        self.batches.append([c[0][0] for c in calls])
+        for call in calls:
+            yield Answer(True, value={"float": self.answers[call[0][0]]})
+
+    def restart(self):
+        self.restarts += 1
+
+
+def _trace(test: str, path: list[tuple[str, str]], verdict: str) -> Trace:
+    calls = [Call([[c], {}], Answer(True, value={"float": a}).key()) for c, a in path]
+    return Trace(test, calls, {"name": test, "tier": "t", "status": verdict, "message": "", "score": 0.0, "max_score": 1.0})
+
+
+def _memo_of_two_kinds() -> Memo:
+    """Kind A answers t1 with 0.1, t2 with 0.3; kind B with 0.2 and 0.4; t3 is answered 0.5 by both."""
+    memo = Memo()
+    for t1, t2, status in (("0.1", "0.3", "pass"), ("0.2", "0.4", "fail")):
+        traces = [_trace("t1", [("c1", t1)], status), _trace("t2", [("c2", t2)], status), _trace("t3", [("c3", "0.5")], "pass")]
+        for trace in traces:
+            assert memo.add(trace)
+        memo.add_profile(Profile({t.test: [c.answer for c in t.calls] for t in traces}))
+    return memo
+
+
+def test_once_the_answers_fit_one_kind_the_rest_of_the_run_is_one_batch():
+    memo = _memo_of_two_kinds()
+    box = FakeSandbox({"c1": "0.2", "c2": "0.4", "c3": "0.5"})
+    known, missing, _ = memo.replay(box, ["t1", "t2", "t3"])
+    assert missing == [] and [known[t].status for t in ("t1", "t2", "t3")] == ["fail", "fail", "pass"]
+    # c1 splits the kinds; after its answer only kind B fits, and it knows every later call.
+    assert box.batches == [["c1"], ["c2", "c3"]] and box.restarts == 0
+
+
+def test_a_batch_that_bet_on_the_wrong_kind_is_dropped_and_the_child_restarted():
+    memo = _memo_of_two_kinds()
+    # Like kind B on t1, like kind A on t2: a mix no earlier run showed.
+    box = FakeSandbox({"c1": "0.2", "c2": "0.3", "c3": "0.5"})
+    known, missing, _ = memo.replay(box, ["t1", "t2", "t3"])
+    assert missing == [] and [known[t].status for t in ("t1", "t2", "t3")] == ["fail", "pass", "pass"]
+    # The batch bet that c2 is answered 0.4 and sent c3 along; after 0.3 the child saw a call
+    # the tests might not have made, so it is restarted and c3 is asked again.
+    assert box.batches == [["c1"], ["c2", "c3"], ["c3"]] and box.restarts == 1
+    assert memo.surprised
+
+
+def test_an_answer_no_run_gave_leaves_that_test_to_a_real_run_and_the_others_replayed():
+    memo = _memo_of_two_kinds()
+    box = FakeSandbox({"c1": "0.2", "c2": "0.9", "c3": "0.5"})
+    known, missing, _ = memo.replay(box, ["t1", "t2", "t3"])
+    assert missing == ["t2"] and sorted(known) == ["t1", "t3"]
+    assert box.restarts == 1  # c3 had been sent after c2 already
+
+
+# ---------------------------------------------------------------- the diagnosis
+
+
+@pytest.mark.parametrize("name", ["no_clipping", "crash_on_empty", "p_r_swapped", "two_decimals"])
+def test_probes_go_in_one_batch_and_name_the_mistake_the_one_by_one_run_names(name, monkeypatch):
+    path = CATALOGUE / "wrong" / f"{name}.py"
+    batches = []
+    evaluate = SandboxedSubmission.evaluate
+
+    def counted(self, calls):
+        batches.append(len(calls))
+        return evaluate(self, calls)
+
+    monkeypatch.setattr(SandboxedSubmission, "evaluate", counted)
+    with SandboxedSubmission(path) as box:
+        batched = diagnose.diagnose_submission(box)
+    one_by_one = diagnose.diagnose_submission(LocalSubmission(path.read_text()))
+    assert batched == one_by_one and batched.mistake == name
+    assert batches == [len(diagnose._table()["probes"])]
+
+
+def test_a_probe_that_hangs_ends_its_batch_and_later_probes_still_run():
+    source = ("import time\n\ndef meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
+              "    if 'cat' in reference:\n        time.sleep(60)\n    return 0.25\n")
+    table = diagnose._table()
+    with SandboxedSubmission("student.py", source=source, timeout=0.3) as box:
+        outputs = diagnose._probe_in_batches(box, table, budget=30.0)
+    hangs = [i for i, p in enumerate(table["probes"]) if "cat" in p["reference"]]
+    last = hangs[diagnose.MAX_TIMEOUTS]  # past this many timeouts the probing stops
+    assert len(hangs) > diagnose.MAX_TIMEOUTS + 1 and hangs[0] > 0
+    expected = [{"error": "timeout"} if i in hangs else 0.25 for i in range(last + 1)]
+    assert outputs == expected + [{"error": "not_run"}] * (len(table["probes"]) - last - 1)
+
+
+# ---------------------------------------------------------------- hangers
+
+
+def test_a_submission_out_of_budget_stops_its_run_and_reports_the_rest_not_run(tmp_path, tests, monkeypatch):
+    calls = []
+    evaluate = SandboxedSubmission.evaluate
+
+    def counted(self, batch):
+        for answer in evaluate(self, batch):
+            calls.append(answer.kind)
+            yield answer
+
+    monkeypatch.setattr(SandboxedSubmission, "evaluate", counted)
+    path = tmp_path / "spins.py"
+    path.write_text(HANGS)
+    grader = Grader(Settings(timeout=0.5, budget=1.2, memo=False), tests)
+    try:
+        result, _ = grader.grade(Spec("spins.py", path))
+    finally:
+        grader.close()
+    statuses = [t["status"] for t in result["tests"]]
+    assert statuses.count("timeout") in (2, 3) and statuses.count("not_run") == len(statuses) - statuses.count("timeout")
+    assert all(t["message"].endswith("not run: the submission used up its time budget of 1.2 s")
+               for t in result["tests"] if t["status"] == "not_run")
+    # Once the budget is spent, the run stops: one call learns it, the diagnosis one more.
+    assert calls.count("not_run") <= 2
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="restoring a process's priority needs root")
+def test_a_stalled_call_yields_the_cpu_until_it_answers():
+    source = ("import time\n\ndef meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
+              "    time.sleep(0.8)\n    return 0.5\n")
+    seen = {}
+    with SandboxedSubmission("student.py", source=source, timeout=3.0) as box:
+        pids = box._jail.submission_processes()
+
+        def look():
+            time.sleep(0.55)  # past SLOW_CALL (0.25 s), before the call ends
+            seen["during"] = [os.getpriority(os.PRIO_PROCESS, pid) for pid in pids]
+
+        watcher = threading.Thread(target=look)
+        watcher.start()
+        assert box.meteor_score("a", "b") == 0.5
+        watcher.join()
+        seen["after"] = [os.getpriority(os.PRIO_PROCESS, pid) for pid in box._jail.submission_processes()]
+        server = [p for p in _descendants(box._jail.proc.pid) if p not in pids]
+    assert len(pids) == 1 and seen["during"] == [19] and seen["after"] == [0]
+    assert all(os.getpriority(os.PRIO_PROCESS, pid) == 0 for pid in server if _alive(pid)) or not server
+
+
+def _descendants(root: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                ppid = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+            if ppid == root or ppid in found:
+                found.append(int(entry))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    return Path(f"/proc/{pid}").exists()
+
+
+# ---------------------------------------------------------------- the private tier
+
+
+def test_the_private_inputs_are_fixed_smallest_first_and_reach_the_edges():
+    first = load_module(KIT_ROOT / "hidden_tests" / "test_private.py", "private_a")
+    second = load_module(KIT_ROOT / "hidden_tests" / "test_private.py", "private_b")
+    assert first.SENTENCES == second.SENTENCES and first.RAW_TEXTS == second.RAW_TEXTS
+    sizes = [len(r) + len(c) + 4 * len(p) for r, c, p in first.SENTENCES]
+    assert sizes == sorted(sizes) and len(first.SENTENCES) == 300
+    cases = first.SENTENCES + first.RAW_TEXTS
+    assert any(not r.strip() for r, _, _ in cases) and any(not c.strip() for _, c, _ in cases)
+    assert any(r.split() == c.split() and r.split() for r, c, _ in cases)  # identical sentences
+    assert {p.get("alpha") for _, _, p in cases} >= {0.0, 1.0} and {p.get("beta") for _, _, p in cases} >= {0, 1, 2}
+    assert any("Straße" in r + c for r, c, _ in cases)
+
+
+def test_the_private_tier_alone_catches_every_catalogue_mistake_and_passes_the_correct_ones():
+    from grader import runner
+
+    verdicts = {}
+    for kind in ("wrong", "correct"):
+        for path in sorted((CATALOGUE / kind).glob("*.py")):
+            report = runner.run(lambda p=path: LocalSubmission(p.read_text()), path.stem, tiers=("private",))
+            verdicts[f"{kind}/{path.stem}"] = all(t.status == "pass" for t in report.tests)
+    assert len(verdicts) >= 53
+    assert [k for k, passed in verdicts.items() if k.startswith("wrong/") and passed] == []
+    assert [k for k, passed in verdicts.items() if k.startswith("correct/") and not passed] == []

@@ -212,7 +212,7 @@ class Grader:
         remembered = len(known)
         if missing:
             sandbox.restart()  # the tests that run for real start from a fresh process
-            recorder = Recorder(sandbox)
+            recorder = Recorder(sandbox, self.memo.prefixes if self.settings.memo else None)
             selection = [self.tests.nodeids[n] for n in missing] if known else None
             outcome, _ = run_tests(lambda: recorder, selection, stop=lambda: _spent(sandbox))
             status, message = outcome.status, outcome.message

@@ -60,6 +60,21 @@ def write_message(fd, message):
         data = data[os.write(fd, data):]
 
 
+def write_answer(fd, seq, answer):
+    """One line: "SEQ f:REPR" for a float returned with nothing printed (most answers), else "SEQ j:JSON".
+
+    JSON never holds a raw newline, so a line is always one whole answer.
+    """
+    value = answer.get("value")
+    if answer.get("ok") and len(answer) == 2 and type(value) is dict and "float" in value:
+        line = f"{seq} f:{value['float']}\n"
+    else:
+        line = f"{seq} j:{json.dumps(answer)}\n"
+    data = line.encode()
+    while data:
+        data = data[os.write(fd, data):]
+
+
 # ---------------------------------------------------------------- the server
 
 
@@ -267,7 +282,7 @@ def run_child(init, req_r, resp_w):
     if os.getpid() != me:
         os._exit(0)
     load.update(out.take())
-    write_message(resp_w, {"seq": 0, "load": load})
+    write_answer(resp_w, 0, {"load": load})
     while True:
         request = read_message(req_r)
         if os.getpid() != me:
@@ -281,9 +296,7 @@ def run_child(init, req_r, resp_w):
             if os.getpid() != me:  # a fork inside the call returned twice; the copy must not answer
                 os._exit(0)
             answer.update(out.take())
-            write_message(resp_w, {"seq": request["seq"], "answers": [answer]})
-        if not request["calls"]:
-            write_message(resp_w, {"seq": request["seq"], "answers": []})
+            write_answer(resp_w, request["seq"], answer)
 
 
 def signature_problem(fn, positional, keywords):

@@ -323,7 +323,8 @@ class SandboxedSubmission:
         self.load_output = ""
         self._used = 0.0  # seconds spent waiting on the submission: its loads and calls
         self._yielded = False  # its processes were reniced during a slow call
-        self._answers = bytearray()  # read from the answer pipe, not yet taken as messages
+        self._answers = bytearray()  # read from the answer pipe; messages before _answers_at are taken
+        self._answers_at = 0
         self._closed = False
         # Called once, the first time a call keeps us waiting: the grader can start other work.
         self.on_slow: Callable[[], None] | None = None
@@ -366,6 +367,7 @@ class SandboxedSubmission:
                 if event is not None:
                     _drain(self._resp_r)
                     self._answers.clear()
+                    self._answers_at = 0
                     self._send(self._ctl_w, {"op": "spawn"})
                     event = self._control(lambda e: e.get("event") == "spawned", LOAD_TIMEOUT)
             except (OSError, ProtocolError):
@@ -385,13 +387,16 @@ class SandboxedSubmission:
                                      "positional": positional, "keywords": keywords})
         except OSError:
             raise LoadError("the sandbox did not start") from None
-        load = self._read_answer(0, self._load_time_limit())
+        try:
+            payload = self._read_answer(0, self._load_time_limit())
+            load = _parse_message(payload[2:]).get("load") if payload is not None and payload[:2] == b"j:" else payload
+        except ProtocolError:
+            load = False
         self._used += time.monotonic() - spawning
         if load is None:
             if self._exit:
                 raise LoadError(f"loading the file crashed the process ({_exit_text(self._exit)})")
             raise LoadError(f"loading the file took longer than {self._load_time_limit():g} s")
-        load = load.get("load")
         if not isinstance(load, dict):
             raise LoadError("the sandbox sent a malformed answer while loading the file")
         self.load_output = _output_text(load)
@@ -455,13 +460,14 @@ class SandboxedSubmission:
                 limit, by_budget = max(remaining, 0.0), True
             waited = time.monotonic()
             try:
-                message = self._read_answer(self._seq, limit)
+                payload = self._read_answer(self._seq, limit)
+                answer = None if payload is None else _answer_from(payload)
             except ProtocolError as exc:
                 yield self._failed("crash", f"the submission's process sent a malformed answer ({exc})")
                 return
             finally:
                 self._used += time.monotonic() - waited
-            if message is None:
+            if answer is None:
                 if self._exit is not None:
                     yield self._crashed()
                 elif by_budget:
@@ -469,18 +475,8 @@ class SandboxedSubmission:
                 else:
                     yield self._failed("timeout", f"the call took longer than {self.timeout:g} s")
                 return
-            answers = message.get("answers")
-            if not isinstance(answers, list) or len(answers) > len(calls) - done:
-                yield self._failed("crash", "the submission's process sent a malformed answer")
-                return
-            for raw in answers:
-                try:
-                    answer = _parse_answer(raw)
-                except ProtocolError as exc:
-                    yield self._failed("crash", f"the submission's process sent a malformed answer ({exc})")
-                    return
-                done += 1
-                yield answer
+            done += 1
+            yield answer
 
     def _remaining(self) -> float | None:
         # The budget counts the submission's own time (loads and calls), not the tests' work on
@@ -526,8 +522,8 @@ class SandboxedSubmission:
         if event.get("event") == "exit" and event.get("pid") == self._child:
             self._exit = event.get("status") if isinstance(event.get("status"), dict) else {}
 
-    def _read_answer(self, seq: int, timeout: float) -> dict | None:
-        """The next message of request `seq` from the child, or None if it timed out or died."""
+    def _read_answer(self, seq: int, timeout: float) -> bytes | None:
+        """The next answer line of request `seq` from the child (after "SEQ "), or None if it timed out or died."""
         deadline = time.monotonic() + timeout
         slow_at = time.monotonic() + SLOW_CALL
         try:
@@ -537,12 +533,13 @@ class SandboxedSubmission:
                 self._yielded = False
                 _renice(self._jail.submission_processes(), 0)
 
-    def _wait_answer(self, seq: int, deadline: float, slow_at: float | None) -> dict | None:
+    def _wait_answer(self, seq: int, deadline: float, slow_at: float | None) -> bytes | None:
         while True:
-            message = self._pop_answer()
-            if message is not None:
-                if message.get("seq") == seq:
-                    return message
+            line = self._pop_line()
+            if line is not None:
+                number, _, payload = line.partition(b" ")
+                if number == str(seq).encode():
+                    return payload
                 continue  # a stale answer of an abandoned request
             left = deadline - time.monotonic()
             if left <= 0:
@@ -563,7 +560,12 @@ class SandboxedSubmission:
                 part = os.read(self._resp_r, 1 << 20)
                 if not part:
                     return None
+                if self._answers_at:
+                    del self._answers[: self._answers_at]  # once per read, not once per line
+                    self._answers_at = 0
                 self._answers += part
+                if len(self._answers) > MESSAGE_LIMIT and b"\n" not in self._answers:
+                    raise ProtocolError("message too large")
                 continue
             if self._ctl_r in ready:
                 event = self._read_message(self._ctl_r, deadline)
@@ -573,31 +575,26 @@ class SandboxedSubmission:
                 self._note_exit(event)
                 if self._exit is not None:
                     # The child is gone; an answer it wrote before dying may still be waiting.
-                    if select.select([self._resp_r], [], [], 0)[0] or self._holds_message():
+                    if select.select([self._resp_r], [], [], 0)[0] or self._answers.find(b"\n", self._answers_at) >= 0:
                         continue
                     return None
 
-    def _holds_message(self) -> bool:
-        buffer = self._answers
-        return len(buffer) >= 4 and len(buffer) >= 4 + struct.unpack_from(">I", buffer)[0]
+    def _pop_line(self) -> bytes | None:
+        """The next whole line the child wrote, from what was read so far; None if none is whole yet.
 
-    def _pop_answer(self) -> dict | None:
-        """The next whole message the child wrote, from what was read so far; None if none is whole yet.
-
-        The child writes one message per answer, so that answers before a call that hangs are
-        never held back; reading whatever the pipe holds at once keeps that cheap here.
+        The child writes a line per answer as soon as it has it, so the answers before a call
+        that hangs are never held back; reading whatever the pipe holds at once keeps that
+        cheap here.
         """
-        buffer = self._answers
-        if len(buffer) < 4:
+        end = self._answers.find(b"\n", self._answers_at)
+        if end < 0:
             return None
-        size = struct.unpack_from(">I", buffer)[0]
-        if size > MESSAGE_LIMIT:
-            raise ProtocolError("message too large")
-        if len(buffer) < 4 + size:
-            return None
-        body = bytes(buffer[4 : 4 + size])
-        del buffer[: 4 + size]
-        return _parse_message(body)
+        line = bytes(self._answers[self._answers_at : end])
+        self._answers_at = end + 1
+        if self._answers_at == len(self._answers):
+            self._answers.clear()
+            self._answers_at = 0
+        return line
 
     def _read_message(self, fd: int, deadline: float) -> dict | None:
         head = self._read_exact(fd, 4, deadline)
@@ -729,6 +726,19 @@ def _output_text(raw: dict) -> str:
     if size > shown:
         text += f"\n... [{size - shown} more bytes cut, {size} printed in all]\n"
     return text
+
+
+def _answer_from(payload: bytes) -> Answer:
+    """An answer line's payload: "f:REPR" (a float returned, nothing printed: most answers) or "j:JSON"."""
+    kind = payload[:2]
+    if kind == b"f:":
+        text = payload[2:].decode("ascii", "replace")
+        value = {"float": text}
+        _check_value(value)
+        return Answer(True, value=value)
+    if kind == b"j:":
+        return _parse_answer(_parse_message(payload[2:]))
+    raise ProtocolError("not an answer")
 
 
 def _parse_answer(raw: Any) -> Answer:

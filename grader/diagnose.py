@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import hashlib
 import importlib.util
 import io
 import json
+import os
 import time
 from dataclasses import asdict, dataclass
 from functools import lru_cache
@@ -96,8 +98,35 @@ def probes() -> list[dict]:
     return examples + ours
 
 
+# The table is a pure function of these files. Building it runs every model on every probe
+# (about 0.3 s), which each `check` and `grade` paid before its first submission: it is kept
+# in build/cache under a digest of them instead, next to the web build's caches.
+TABLE_SOURCES = ("grader/misconceptions.py", "grader/diagnose.py", "grader/diagnosis_core.py",
+                 "solutions/reference.py", "hidden_tests/test_examples.py")
+
+
 @lru_cache(maxsize=None)
 def _table() -> dict:
+    digest = hashlib.sha256()
+    for name in TABLE_SOURCES:
+        digest.update(name.encode() + b"\0" + (exercise.KIT_ROOT / name).read_bytes() + b"\0")
+    path = exercise.KIT_ROOT / "build" / "cache" / f"diagnosis-table-{digest.hexdigest()[:20]}.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pass
+    table = _build_table()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}")
+        temporary.write_text(json.dumps(table), encoding="utf-8")
+        os.replace(temporary, path)  # whole or not at all: other processes may read it now
+    except OSError:
+        pass  # a read-only kit still works, building the table each time
+    return table
+
+
+def _build_table() -> dict:
     table = {"version": TABLE_VERSION, "probes": probes()}
     table["reference"] = _compact(diagnosis_core.run_probes(reference_module(), table))
     table["models"] = [_entry(m, table) for m in MODELS]

@@ -673,9 +673,18 @@ def _parse_message(body: bytes) -> dict:
 
 
 def _renice(pids: list[int], nice: int) -> bool:
-    """Set the niceness of `pids`; True if any changed. Lowering it again needs root: else it stays."""
+    """Set the niceness of `pids`; True if any changed. Lowering it again needs root: else it stays.
+
+    Yielding (a positive `nice`) also moves them to SCHED_IDLE: a nice process still takes the
+    idle moments between a worker's calls and its answers, an idle-class one gives them up.
+    """
     changed = False
+    policy = os.SCHED_IDLE if nice > 0 else os.SCHED_OTHER
     for pid in pids:
+        try:
+            os.sched_setscheduler(pid, policy, os.sched_param(0))
+        except OSError:
+            pass
         try:
             os.setpriority(os.PRIO_PROCESS, pid, nice)
             changed = True

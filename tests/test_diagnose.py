@@ -309,3 +309,28 @@ class SlowOnEmptyTexts:
 
 def test_a_diagnosis_cut_short_by_timeouts_names_nothing():
     assert diagnose.diagnose_submission(SlowOnEmptyTexts()) is None
+
+
+def test_the_table_is_kept_on_disk_and_a_damaged_copy_is_rebuilt(tmp_path, monkeypatch):
+    from grader import diagnose, exercise
+
+    fresh = diagnose._build_table()
+    for name in diagnose.TABLE_SOURCES:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes((exercise.KIT_ROOT / name).read_bytes())
+    monkeypatch.setattr(exercise, "KIT_ROOT", tmp_path)
+    diagnose._table.cache_clear()
+    try:
+        assert diagnose._table() == fresh
+        (kept,) = (tmp_path / "build" / "cache").glob("diagnosis-table-*.json")
+        assert json.loads(kept.read_text()) == fresh
+        kept.write_text('{"version": ')  # cut short, as by a full disk
+        diagnose._table.cache_clear()
+        assert diagnose._table() == fresh and json.loads(kept.read_text()) == fresh
+        # Another model (any change to a source) is another table, under another name.
+        (tmp_path / "grader" / "misconceptions.py").write_text((tmp_path / "grader" / "misconceptions.py").read_text() + "\n# changed\n")
+        diagnose._table.cache_clear()
+        diagnose._table()
+        assert len(list((tmp_path / "build" / "cache").glob("diagnosis-table-*.json"))) == 2
+    finally:
+        diagnose._table.cache_clear()

@@ -195,14 +195,17 @@ def test_a_stalled_call_yields_the_cpu_until_it_answers():
         def look():
             time.sleep(0.55)  # past SLOW_CALL (0.25 s), before the call ends
             seen["during"] = [os.getpriority(os.PRIO_PROCESS, pid) for pid in pids]
+            seen["policy"] = [os.sched_getscheduler(pid) for pid in pids]
 
         watcher = threading.Thread(target=look)
         watcher.start()
         assert box.meteor_score("a", "b") == 0.5
         watcher.join()
         seen["after"] = [os.getpriority(os.PRIO_PROCESS, pid) for pid in box._jail.submission_processes()]
+        seen["policy after"] = [os.sched_getscheduler(pid) for pid in box._jail.submission_processes()]
         server = [p for p in _descendants(box._jail.proc.pid) if p not in pids]
     assert len(pids) == 1 and seen["during"] == [19] and seen["after"] == [0]
+    assert seen["policy"] == [os.SCHED_IDLE] and seen["policy after"] == [os.SCHED_OTHER]
     assert all(os.getpriority(os.PRIO_PROCESS, pid) == 0 for pid in server if _alive(pid)) or not server
 
 

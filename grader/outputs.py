@@ -62,7 +62,7 @@ def write_outputs(out: Path, document: dict) -> None:
             name += "_"
         used.add(name)
         (staging / name).mkdir()
-        (staging / name / "results.json").write_text(json.dumps(to_gradescope(r), indent=2), encoding="utf-8")
+        (staging / name / "results.json").write_text(json.dumps(to_gradescope(r)), encoding="utf-8")
     target = out / "gradescope"
     if target.exists():
         old = Path(tempfile.mkdtemp(prefix=".gradescope-old.", dir=out))
@@ -76,7 +76,19 @@ def write_outputs(out: Path, document: dict) -> None:
     if report is not None:
         write_atomic(out / "report.html", report)
     # Last: results.json is what other tools wait for.
-    write_atomic(out / "results.json", json.dumps(document, indent=2) + "\n")
+    write_atomic(out / "results.json", results_json(document))
+
+
+def results_json(document: dict) -> str:
+    """The document with one submission per line: `grep NAME` finds a student's whole result.
+
+    Indented JSON goes through Python's pure-Python encoder, which took a third of a second
+    for a class of 500; one line per submission uses the C encoder.
+    """
+    head = {k: v for k, v in document.items() if k != "submissions"}
+    lines = [f"  {json.dumps(k)}: {json.dumps(v)}," for k, v in head.items()]
+    rows = ",\n".join(f"    {json.dumps(r)}" for r in document["submissions"])
+    return "{\n" + "\n".join(lines) + '\n  "submissions": [\n' + rows + ("\n" if rows else "") + "  ]\n}\n"
 
 
 def _class_report(document: dict) -> str | None:

@@ -70,9 +70,12 @@ class Answer:
     error: str = ""
     traceback: str = ""
     output: str = ""
+    _key: str = field(default="", repr=False, compare=False)  # key(), when known in advance
 
     def key(self) -> str:
         """Everything a verdict can depend on (not the printed output). Distinct answers, distinct keys."""
+        if self._key:
+            return self._key
         if self.ok:
             value = self.value
             if type(value) is dict:  # {"float": text} or {"opaque": name}: the common case, made cheap
@@ -453,7 +456,21 @@ class SandboxedSubmission:
             yield self._crashed()
             return
         done = 0
+        mine = f"{self._seq} ".encode()
         while done < len(calls):
+            # Fast path: an answer already read (the child runs ahead of us in a batch).
+            line = self._pop_line()
+            if line is not None:
+                if not line.startswith(mine):
+                    continue  # a stale answer of an abandoned request
+                try:
+                    answer = _answer_from(line[len(mine) :])
+                except ProtocolError as exc:
+                    yield self._failed("crash", f"the submission's process sent a malformed answer ({exc})")
+                    return
+                done += 1
+                yield answer
+                continue
             limit, by_budget = self.timeout, False
             remaining = self._remaining()
             if remaining is not None and remaining < limit:
@@ -737,14 +754,25 @@ def _output_text(raw: dict) -> str:
     return text
 
 
+_FLOATS: dict[bytes, Answer] = {}  # "f:REPR" payloads already checked: a class repeats a few thousand
+
+
 def _answer_from(payload: bytes) -> Answer:
-    """An answer line's payload: "f:REPR" (a float returned, nothing printed: most answers) or "j:JSON"."""
+    """An answer line's payload: "f:REPR" (a float returned, nothing printed: most answers) or "j:JSON".
+
+    Answers of the first kind are shared, checked once: nobody changes an Answer.
+    """
     kind = payload[:2]
     if kind == b"f:":
-        text = payload[2:].decode("ascii", "replace")
-        value = {"float": text}
-        _check_value(value)
-        return Answer(True, value=value)
+        answer = _FLOATS.get(payload)
+        if answer is None:
+            text = payload[2:].decode("ascii", "replace")
+            value = {"float": text}
+            _check_value(value)
+            if len(_FLOATS) > 100_000:
+                _FLOATS.clear()
+            answer = _FLOATS[payload] = Answer(True, value=value, _key=f"f:{text}")
+        return answer
     if kind == b"j:":
         return _parse_answer(_parse_message(payload[2:]))
     raise ProtocolError("not an answer")

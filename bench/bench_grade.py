@@ -144,6 +144,16 @@ def main() -> None:
             "peak_memory_mb": round(peak / 2**20),
             "statuses": {s: sum(r["status"] == s for r in results) for s in ("graded", "error")},
         }
+        # Where the time went: submissions answered wholly from the memo, and the others (new
+        # behaviour, run through pytest; and the ones that hang), in seconds of worker time.
+        tests = len(results[0]["tests"])
+        hung = [any(t["status"] == "timeout" for t in r["tests"]) for r in results]
+        remembered = [r["duration"] for r, h in zip(results, hung) if r.get("from_memo") == tests and not h]
+        new = [r["duration"] for r, h in zip(results, hung) if r.get("from_memo", 0) < tests and not h]
+        hangs = [r["duration"] for r, h in zip(results, hung) if h]
+        figures["all_from_memo"] = {"submissions": len(remembered), "mean_ms": round(1000 * sum(remembered) / max(len(remembered), 1), 1)}
+        figures["new_behaviour"] = {"submissions": len(new), "worker_seconds": round(sum(new), 1)}
+        figures["hanging"] = {"submissions": len(hangs), "seconds_each": [round(h, 1) for h in hangs]}
         print(summary.splitlines()[0])
         for key, value in figures.items():
             print(f"{key:>36}: {value}")

@@ -52,9 +52,23 @@ def safe_name(name: str) -> str:
 def write_outputs(out: Path, document: dict) -> None:
     out.mkdir(parents=True, exist_ok=True)
     results = document["submissions"]
+    # The class report is the slowest file to make: a second process renders it meanwhile.
+    try:
+        reporter = os.fork()
+    except OSError:
+        reporter = None
+    if reporter == 0:
+        try:
+            _write_report(out, document)
+        except BaseException:
+            os._exit(1)
+        os._exit(0)
     # Gradescope files go into a new tree that replaces the old one in one rename, so a
     # regrade never mixes this run's files with those of a submission no longer graded.
     staging = Path(tempfile.mkdtemp(prefix=".gradescope.", dir=out))
+    umask = os.umask(0)
+    os.umask(umask)
+    staging.chmod(0o777 & ~umask)  # mkdtemp's 0700 would hide the results from other readers
     used: set[str] = set()
     for r in results:
         name = safe_name(r["submission"])
@@ -72,9 +86,8 @@ def write_outputs(out: Path, document: dict) -> None:
     else:
         os.replace(staging, target)
     write_atomic(out / "grades.csv", grades_csv(results))
-    report = _class_report(document)
-    if report is not None:
-        write_atomic(out / "report.html", report)
+    if reporter is None or os.waitpid(reporter, 0)[1] != 0:
+        _write_report(out, document)  # no second process, or it failed: here, then
     # Last: results.json is what other tools wait for.
     write_atomic(out / "results.json", results_json(document))
 
@@ -89,6 +102,12 @@ def results_json(document: dict) -> str:
     lines = [f"  {json.dumps(k)}: {json.dumps(v)}," for k, v in head.items()]
     rows = ",\n".join(f"    {json.dumps(r)}" for r in document["submissions"])
     return "{\n" + "\n".join(lines) + '\n  "submissions": [\n' + rows + ("\n" if rows else "") + "  ]\n}\n"
+
+
+def _write_report(out: Path, document: dict) -> None:
+    report = _class_report(document)
+    if report is not None:
+        write_atomic(out / "report.html", report)
 
 
 def _class_report(document: dict) -> str | None:

@@ -133,6 +133,9 @@ def test_a_regrade_replaces_the_output_files(class_run):
     out = class_run[1]
     assert sorted(p.name for p in (out / "gradescope").iterdir()) == ["alice", "bob.ipynb", "carol.ipynb", "dave.py"]
     assert (out / "grades.csv").read_text().splitlines()[0] == "submission,score,max_score,status,passed,tests"
+    # Every output can be read by others (temporary files and directories start private).
+    for path in [out / "gradescope", out / "results.json", out / "report.html", out / "grades.csv"]:
+        assert path.stat().st_mode & 0o004, path
 
 
 def test_a_memoized_verdict_equals_a_fresh_run(tmp_path, kit_root, meteor_kit):

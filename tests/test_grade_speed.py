@@ -253,3 +253,24 @@ def test_the_private_tier_alone_catches_every_catalogue_mistake_and_passes_the_c
     assert len(verdicts) >= 53
     assert [k for k, passed in verdicts.items() if k.startswith("wrong/") and passed] == []
     assert [k for k, passed in verdicts.items() if k.startswith("correct/") and not passed] == []
+
+
+# ---------------------------------------------------------------- workers
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="pinning needs two cores to choose from")
+def test_each_worker_and_its_jail_keep_to_one_core_and_the_workers_share_them_out(tmp_path, meteor_kit):
+    import json
+    import subprocess
+
+    source = ("import os\n\ndef meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
+              "    print(sorted(os.sched_getaffinity(0)))\n    return 0.0\n")
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text(source)
+    run = subprocess.run([meteor_kit, "grade", tmp_path / "a.py", tmp_path / "b.py", "--out", tmp_path / "out",
+                          "--jobs", "2"], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    results = json.loads((tmp_path / "out" / "results.json").read_text())["submissions"]
+    seen = [{t["output"].splitlines()[0] for t in r["tests"] if t["output"]} for r in results]
+    assert all(len(cores) == 1 and len(json.loads(next(iter(cores)))) == 1 for cores in seen), seen
+    assert len(set().union(*seen)) == 2  # two workers, two different cores

@@ -11,6 +11,7 @@ descriptors the grader passed in, never on stdout: what the submission prints go
 behind descriptors 1 and 2, and comes back as data, cut to its head.
 """
 
+import builtins
 import io
 import json
 import os
@@ -20,6 +21,11 @@ import signal
 import struct
 import sys
 import time
+
+# Python's built-ins as the server found them. A submission may replace some at import (to
+# make any answer look right, say); the sandbox's own code then runs with these, and the
+# submission's function with its own (see Builtins).
+ORIGINAL_BUILTINS = dict(builtins.__dict__)
 
 OUTPUT_HEAD = 400  # bytes of printed output kept per call; the grader is told the full size
 STR_LIMIT = 1000
@@ -267,8 +273,12 @@ def run_child(init, req_r, resp_w):
     filename, function = init["filename"], init["function"]
     namespace = {"__name__": "submission", "__file__": filename, "__builtins__": __builtins__}
     fn = None
+    swap = Builtins()
     try:
-        exec(compile(init["source"], filename, "exec"), namespace)
+        try:
+            exec(compile(init["source"], filename, "exec"), namespace)
+        finally:
+            swap.after_load()
         fn = namespace.get(function)
         names = [n for n, v in namespace.items() if not n.startswith("__") and callable(v)][:200]
         load = {"ok": callable(fn), "defined": function in namespace, "names": names}
@@ -292,7 +302,7 @@ def run_child(init, req_r, resp_w):
         # Each answer is written as soon as it is known: held back, the answers before a call
         # that hangs would never arrive, and that call's timeout would be blamed on an earlier one.
         for args, kwargs in request["calls"]:
-            answer = call(fn, args, kwargs, filename, function)
+            answer = call(fn, args, kwargs, filename, function, swap)
             if os.getpid() != me:  # a fork inside the call returned twice; the copy must not answer
                 os._exit(0)
             answer.update(out.take())
@@ -332,9 +342,42 @@ def signature_problem(fn, positional, keywords):
     return "(" + ", ".join(shown) + ")"
 
 
-def call(fn, args, kwargs, filename, function):
+class Builtins:
+    """Keeps the sandbox's code on the original built-ins when the submission replaced some.
+
+    Checked once, after the file ran: a submission that left them alone pays nothing per call.
+    One that replaced some gets its own back for each call, and the originals after it.
+    """
+
+    def __init__(self):
+        self.theirs = None
+
+    def after_load(self):
+        current = builtins.__dict__
+        if len(current) != len(ORIGINAL_BUILTINS) or any(current.get(k) is not v for k, v in ORIGINAL_BUILTINS.items()):
+            self.theirs = dict(current)
+            _install(ORIGINAL_BUILTINS)
+
+    def __enter__(self):
+        if self.theirs is not None:
+            _install(self.theirs)
+
+    def __exit__(self, *exc):
+        if self.theirs is not None:
+            _install(ORIGINAL_BUILTINS)
+
+
+def _install(names):
+    current = builtins.__dict__
+    current.clear()
+    current.update(names)
+
+
+def call(fn, args, kwargs, filename, function, swap):
     try:
-        return {"ok": True, "value": plain(fn(*args, **kwargs))}
+        with swap:
+            value = fn(*args, **kwargs)
+        return {"ok": True, "value": plain(value)}
     except BaseException as exc:
         try:
             error = f"{function} raised {type(exc).__name__}: {exc}"[:STR_LIMIT]

@@ -205,3 +205,16 @@ def test_in_a_batch_the_timeout_is_the_call_that_hangs_not_an_earlier_one(hang):
         assert [(a.kind or "ok", a.value) for a in answers] == [
             ("ok", {"float": "0.1"}), ("ok", {"float": "0.2"}), ("ok", {"float": "0.3"}), ("timeout", None)]
         assert box.meteor_score("abcd", "x") == 0.4  # a fresh child took over
+
+
+def test_a_submission_that_replaces_builtins_is_judged_on_its_answers_not_crashed():
+    # The sandbox's own code (encoding answers) must keep the real isinstance, type and round;
+    # the submission's function keeps the replacements it made.
+    source = ("import builtins\nbuiltins.isinstance = lambda *a: True\nbuiltins.type = lambda *a: float\n"
+              "builtins.round = lambda x, n=None: 0.25\n\n"
+              "def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
+              "    return {'score': round(0.7)} if reference else round(0.7)\n")
+    with jail(source) as box:
+        assert box.meteor_score("", "b") == 0.25
+        got = box.meteor_score("a", "b")
+        assert isinstance(got, Opaque) and got.type_name == "dict"

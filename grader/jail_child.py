@@ -375,8 +375,11 @@ def _install(names):
 
 def call(fn, args, kwargs, filename, function, swap):
     try:
-        with swap:
+        if swap.theirs is None:
             value = fn(*args, **kwargs)
+        else:
+            with swap:
+                value = fn(*args, **kwargs)
         return {"ok": True, "value": plain(value)}
     except BaseException as exc:
         try:

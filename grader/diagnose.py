@@ -12,7 +12,6 @@ import hashlib
 import importlib.util
 import io
 import json
-import os
 import time
 from dataclasses import asdict, dataclass
 from functools import lru_cache
@@ -117,10 +116,9 @@ def _table() -> dict:
         pass
     table = _build_table()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}")
-        temporary.write_text(json.dumps(table), encoding="utf-8")
-        os.replace(temporary, path)  # whole or not at all: other processes may read it now
+        from grader.outputs import write_atomic
+
+        write_atomic(path, json.dumps(table))  # whole or not at all: other processes may read it now
     except OSError:
         pass  # a read-only kit still works, building the table each time
     return table

@@ -214,16 +214,17 @@ class Grader:
             sandbox.restart()  # the tests that run for real start from a fresh process
             recorder = Recorder(sandbox, self.memo.prefixes if self.settings.memo else None)
             selection = [self.tests.nodeids[n] for n in missing] if known else None
-            outcome, _ = run_tests(lambda: recorder, selection, stop=lambda: _spent(sandbox))
+            outcome, _ = run_tests(lambda: recorder, selection, stop=sandbox.spent)
             status, message = outcome.status, outcome.message
             for test in outcome.tests:
                 known[test.name] = test
-            if status == "graded" and _spent(sandbox):
+            spent = sandbox.spent()
+            if status == "graded" and spent:
                 # The run stopped once the budget was spent: the tests after it were not run.
                 for test in self.tests.template:
                     if test["name"] in missing and test["name"] not in known:
                         known[test["name"]] = runner.TestResult(
-                            **{**test, "status": "not_run", "message": _spent(sandbox), "output": "", "score": 0.0})
+                            **{**test, "status": "not_run", "message": spent, "output": "", "score": 0.0})
             if status == "graded" and self.settings.memo:
                 learned = recorder.traces(outcome.tests)
                 for trace in learned:
@@ -245,12 +246,6 @@ class Grader:
         result["from_memo"] = 0
         result["diagnosis"] = None
         return result
-
-
-def _spent(sandbox: SandboxedSubmission) -> str | None:
-    """Why no further test can run: the submission used up its time budget (None while it has some)."""
-    remaining = sandbox._remaining()
-    return sandbox._budget_text() if remaining is not None and remaining <= 0 else None
 
 
 def _diagnosis(sandbox: SandboxedSubmission, result: dict) -> dict | None:

@@ -159,7 +159,7 @@ class Memo:
                     if answer.kind not in UNSTABLE:
                         self.prefixes[tests[step.test]] = [*self._seen, (step.node.call, answer)]
                     self.surprised = True
-                    if answer.kind in ("timeout", "crash", "not_run"):
+                    if answer.kind in ENDS_TEST + UNSTABLE:
                         # It hung or crashed where no remembered run did: such a submission will
                         # likely do it again, and each try costs a time limit. The real run decides.
                         self.missing += tests[step.test + 1 :]
@@ -191,14 +191,13 @@ class Memo:
         while self._node is None:
             if self._index >= len(self._tests):
                 return False
-            name = self._tests[self._index]
-            root = self.roots.get(name)
+            root = self._root(self._index)
             if root is not None and root.call is not None:
                 self._node = root
-            elif root is not None and root.verdict is not None:
-                self._finish(root.verdict)  # a test that calls nothing
+            elif _calls_nothing(root):
+                self._finish(root.verdict)
             else:
-                self.missing.append(name)
+                self.missing.append(self._tests[self._index])
                 self._index += 1
                 self._start_test()
         return True
@@ -216,13 +215,10 @@ class Memo:
             self.paths[name] = self._keys
             self._index, self._node = self._index + 1, None
             self._start_test()
-            root = self.roots.get(self._tests[self._index]) if self._index < len(self._tests) else None
-            if root is None:
-                return
-            if root.call is not None:
+            root = self._root(self._index)
+            if root is not None and root.call is not None:
                 self._node = root  # a batch's next step is this root
-                return
-            if root.verdict is None:
+            if not _calls_nothing(root):
                 return
             verdict = root.verdict
 
@@ -248,15 +244,21 @@ class Memo:
                 continue
             # The test ends there; the next one that makes a call follows (see _finish).
             index += 1
-            while index < len(self._tests):
-                root = self.roots.get(self._tests[index])
-                if root is None or root.call is not None or root.verdict is None:
-                    break
+            while _calls_nothing(self._root(index)):
                 index += 1
-            root = self.roots.get(self._tests[index]) if index < len(self._tests) else None
+            root = self._root(index)
             if root is None or root.call is None:
                 return plan
             node = root
+
+    def _root(self, index: int) -> Node | None:
+        """The tree of the `index`th test being replayed (None past the end or if none is remembered)."""
+        return self.roots.get(self._tests[index]) if index < len(self._tests) else None
+
+
+def _calls_nothing(root: Node | None) -> bool:
+    """A remembered test that makes no call: its verdict needs no sandbox."""
+    return root is not None and root.call is None and root.verdict is not None
 
 
 def _narrow(fits: set[int] | None, child: Node) -> set[int] | None:

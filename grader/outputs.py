@@ -20,9 +20,7 @@ def write_atomic(path: Path, text: str) -> None:
     """Write a sibling temporary file, then rename it over `path` (rename is atomic)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.fchmod(fd, 0o666 & ~umask)  # mkstemp's 0600 would hide the results from other readers
+    os.fchmod(fd, 0o666 & ~_umask())  # mkstemp's 0600 would hide the results from other readers
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
@@ -32,6 +30,13 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         os.unlink(temporary)
         raise
+
+
+def _umask() -> int:
+    """The process's umask (reading it means setting it: set it straight back)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
 
 
 def grades_csv(results: list[dict]) -> str:
@@ -66,9 +71,7 @@ def write_outputs(out: Path, document: dict) -> None:
     # Gradescope files go into a new tree that replaces the old one in one rename, so a
     # regrade never mixes this run's files with those of a submission no longer graded.
     staging = Path(tempfile.mkdtemp(prefix=".gradescope.", dir=out))
-    umask = os.umask(0)
-    os.umask(umask)
-    staging.chmod(0o777 & ~umask)  # mkdtemp's 0700 would hide the results from other readers
+    staging.chmod(0o777 & ~_umask())  # mkdtemp's 0700 would hide the results from other readers
     used: set[str] = set()
     for r in results:
         name = safe_name(r["submission"])

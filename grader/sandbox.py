@@ -390,11 +390,13 @@ class SandboxedSubmission:
                                      "positional": positional, "keywords": keywords})
         except OSError:
             raise LoadError("the sandbox did not start") from None
+        load: Any = None
         try:
             payload = self._read_answer(0, self._load_time_limit())
-            load = _parse_message(payload[2:]).get("load") if payload is not None and payload[:2] == b"j:" else payload
+            if payload is not None:
+                load = _parse_message(payload[2:]).get("load", "malformed") if payload.startswith(b"j:") else "malformed"
         except ProtocolError:
-            load = False
+            load = "malformed"
         self._used += time.monotonic() - spawning
         if load is None:
             if self._exit:
@@ -456,15 +458,12 @@ class SandboxedSubmission:
             yield self._crashed()
             return
         done = 0
-        mine = f"{self._seq} ".encode()
         while done < len(calls):
             # Fast path: an answer already read (the child runs ahead of us in a batch).
-            line = self._pop_line()
-            if line is not None:
-                if not line.startswith(mine):
-                    continue  # a stale answer of an abandoned request
+            payload = self._buffered(self._seq)
+            if payload is not None:
                 try:
-                    answer = _answer_from(line[len(mine) :])
+                    answer = _answer_from(payload)
                 except ProtocolError as exc:
                     yield self._failed("crash", f"the submission's process sent a malformed answer ({exc})")
                     return
@@ -499,6 +498,11 @@ class SandboxedSubmission:
         # The budget counts the submission's own time (loads and calls), not the tests' work on
         # the trusted side, so a busy grading machine does not eat into a student's budget.
         return None if not self.budget else self.budget - self._used
+
+    def spent(self) -> str | None:
+        """Why no further call can be made: the submission used up its time budget (None while it has some)."""
+        remaining = self._remaining()
+        return self._budget_text() if remaining is not None and remaining <= 0 else None
 
     def _budget_text(self) -> str:
         return f"not run: the submission used up its time budget of {self.budget:g} s"
@@ -552,12 +556,9 @@ class SandboxedSubmission:
 
     def _wait_answer(self, seq: int, deadline: float, slow_at: float | None) -> bytes | None:
         while True:
-            line = self._pop_line()
-            if line is not None:
-                number, _, payload = line.partition(b" ")
-                if number == str(seq).encode():
-                    return payload
-                continue  # a stale answer of an abandoned request
+            payload = self._buffered(seq)
+            if payload is not None:
+                return payload
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
@@ -596,22 +597,25 @@ class SandboxedSubmission:
                         continue
                     return None
 
-    def _pop_line(self) -> bytes | None:
-        """The next whole line the child wrote, from what was read so far; None if none is whole yet.
+    def _buffered(self, seq: int) -> bytes | None:
+        """The payload of the next answer to request `seq` among the lines read so far; None if none is whole yet.
 
-        The child writes a line per answer as soon as it has it, so the answers before a call
-        that hangs are never held back; reading whatever the pipe holds at once keeps that
-        cheap here.
+        The child writes a line per answer ("SEQ PAYLOAD") as soon as it has it, so the answers
+        before a call that hangs are never held back; reading whatever the pipe holds at once
+        keeps that cheap here. Lines of abandoned requests are dropped on the way.
         """
-        end = self._answers.find(b"\n", self._answers_at)
-        if end < 0:
-            return None
-        line = bytes(self._answers[self._answers_at : end])
-        self._answers_at = end + 1
-        if self._answers_at == len(self._answers):
-            self._answers.clear()
-            self._answers_at = 0
-        return line
+        mine = b"%d " % seq
+        while True:
+            end = self._answers.find(b"\n", self._answers_at)
+            if end < 0:
+                return None
+            line = bytes(self._answers[self._answers_at : end])
+            self._answers_at = end + 1
+            if self._answers_at == len(self._answers):
+                self._answers.clear()
+                self._answers_at = 0
+            if line.startswith(mine):
+                return line[len(mine) :]
 
     def _read_message(self, fd: int, deadline: float) -> dict | None:
         head = self._read_exact(fd, 4, deadline)
@@ -743,8 +747,6 @@ def _exit_text(status: dict) -> str:
 
 
 def _output_text(raw: dict) -> str:
-    if "output" not in raw:
-        return ""
     text, size = raw.get("output", ""), raw.get("output_size", 0)
     if not isinstance(text, str) or not isinstance(size, int):
         return ""

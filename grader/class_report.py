@@ -241,6 +241,25 @@ def _troubles(sub: dict) -> list[str]:
     return found
 
 
+ISOLATION_TEXT = {
+    "bubblewrap": "Isolation: bubblewrap. Every submission ran in its own jail.",
+    "separate-uid": "Isolation: separate-uid (root without a usable bubblewrap). Submissions ran as an "
+    "unprivileged uid that could not read the kit, the class or the outputs; they could still use the "
+    "network and see other processes' names and world-readable system files.",
+    "none": "NOT ISOLATED: this run used --no-sandbox. Submissions ran as the instructor's user and could "
+    "read the hidden tests, the reference, other submissions and any of that user's files.",
+}
+
+
+def _isolation_html(results: dict) -> str:
+    mode = str(results.get("isolation", ""))
+    if not mode:
+        return ""
+    text = ISOLATION_TEXT.get(mode, f"Isolation: {mode}")
+    kind = "" if mode == "bubblewrap" else " none"
+    return f'<p class="diag{kind}" id="isolation" data-isolation="{_e(mode)}">{_e(text)}</p>'
+
+
 def render(results: dict) -> str:
     """The whole report.html from a results.json dict."""
     subs = sorted(results.get("submissions", []), key=lambda s: str(s.get("submission", "")))
@@ -261,6 +280,7 @@ def render(results: dict) -> str:
         "</head><body>",
         f"<header><div><h1>{_e(title)} — class report</h1><p>{len(subs)} submission{'s' if len(subs) != 1 else ''} graded</p></div></header>",
         "<main>",
+        _isolation_html(results),
         '<div class="stats">',
         f'<div class="stat"><b>{len(subs)}</b><span>submissions</span></div>',
         f'<div class="stat"><b>{mean(fractions) * 100:.0f}%</b><span>mean score</span></div>' if subs else "",

@@ -22,8 +22,16 @@ def _existing_file(text: str) -> Path:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from grader.sandbox import SandboxedSubmission
+    from grader.sandbox import ISOLATION_NOTES, SandboxedSubmission, hide, isolation, kit_paths, refusal
 
+    mode = isolation()
+    if mode == "none" and not args.no_sandbox:
+        print(refusal("check"), file=sys.stderr)
+        return 2
+    if ISOLATION_NOTES[mode]:
+        print(ISOLATION_NOTES[mode], file=sys.stderr)
+    if mode == "separate-uid":
+        hide([*kit_paths(), args.path])
     ex = exercise.load()
     tiers = tuple(args.tiers.split(",")) if args.tiers else tuple(ex.tiers)
     unknown = set(tiers) - set(ex.tiers)
@@ -41,7 +49,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
         diagnosis = diagnose_path(args.path, report)
     if args.json:
-        json.dump({**report.as_json(), "diagnosis": diagnosis.as_json() if diagnosis else None}, sys.stdout, indent=2)
+        json.dump({**report.as_json(), "diagnosis": diagnosis.as_json() if diagnosis else None, "isolation": mode},
+                  sys.stdout, indent=2)
         print()
     else:
         print(render_report(report, color=sys.stdout.isatty()))
@@ -68,6 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("path", type=_existing_file, help="the submission's .py file")
     check.add_argument("--tiers", help="comma-separated tiers to run (default: all)")
     check.add_argument("--json", action="store_true", help="print the JSON report instead")
+    check.add_argument("--no-sandbox", action="store_true",
+                       help="where no isolation works (not root, no usable bubblewrap), run it anyway, NOT isolated")
     check.set_defaults(func=cmd_check)
 
     for module in SUBCOMMAND_MODULES:

@@ -29,7 +29,7 @@ from grader.notebook import NotebookError, extract
 from grader.partial_run import Catalogue, catalogue, freeze_hypothesis_constants, run_tests
 from grader.outputs import write_outputs
 from grader.progress import Progress, summary
-from grader.sandbox import ISOLATION_NOTES, Jail, SandboxedSubmission, isolation
+from grader.sandbox import ISOLATION_NOTES, Jail, SandboxedSubmission, hide, isolation, kit_paths, refusal, unhide
 from grader.submission import SUBMISSION_FILENAME, LoadError
 
 MAX_BYTES = 1_000_000
@@ -428,6 +428,9 @@ def register(commands: argparse._SubParsersAction) -> None:
                         help=f"seconds of wall time for one submission in all (default {ex.budget:g})")
     parser.add_argument("--no-memo", dest="memo", action="store_false",
                         help="run the tests in full for every submission, even one that behaves like an earlier one")
+    parser.add_argument("--no-sandbox", action="store_true",
+                        help="where no isolation works (not root, no usable bubblewrap), run the submissions "
+                        "anyway, NOT isolated; every output then says so")
     parser.set_defaults(func=cmd_grade)
 
 
@@ -460,21 +463,31 @@ def cmd_grade(args: argparse.Namespace) -> int:
         print(f"meteor-kit grade: {exc}", file=sys.stderr)
         return 2
     mode = isolation()
+    if mode == "none" and not args.no_sandbox:
+        print(refusal("grade"), file=sys.stderr)
+        return 2
     if ISOLATION_NOTES[mode]:
         print(ISOLATION_NOTES[mode], file=sys.stderr)
-    settings = Settings(args.timeout, args.budget, args.memo)
-    started = time.monotonic()
-    progress = Progress(len(specs), sys.stderr)
-    results = grade_all(specs, settings, args.jobs, progress)
-    progress.finish()
-    elapsed = time.monotonic() - started
-    document = {
-        "exercise": exercise.load().id,
-        "isolation": mode,
-        "settings": {"timeout": settings.timeout, "budget": settings.budget, "jobs": args.jobs},
-        "duration": round(elapsed, 3),
-        "submissions": results,
-    }
-    write_outputs(args.out, document)
-    print(summary(results, elapsed, args.out))
+    try:
+        if mode == "separate-uid":
+            args.out.mkdir(parents=True, exist_ok=True)
+            hide([*kit_paths(), *map(Path, args.submissions), args.out])
+        settings = Settings(args.timeout, args.budget, args.memo)
+        started = time.monotonic()
+        progress = Progress(len(specs), sys.stderr)
+        results = grade_all(specs, settings, args.jobs, progress)
+        progress.finish()
+        elapsed = time.monotonic() - started
+        document = {
+            "exercise": exercise.load().id,
+            "isolation": mode,
+            "isolation_note": ISOLATION_NOTES[mode],
+            "settings": {"timeout": settings.timeout, "budget": settings.budget, "jobs": args.jobs},
+            "duration": round(elapsed, 3),
+            "submissions": results,
+        }
+        write_outputs(args.out, document)
+    finally:
+        unhide()
+    print(summary(results, elapsed, args.out, mode))
     return 0

@@ -98,6 +98,14 @@ def main():
         os.setpriority(os.PRIO_PROCESS, 0, config.get("nice", 0))
     except OSError:
         pass
+    if config.get("uid") is None:
+        no_ptrace()  # a uid change (above) already made it so
+    # The server shares its uid with the submissions, which may change its limits, priority or
+    # cores (prlimit, setpriority, sched_setaffinity on its pid): every fork would inherit that.
+    # Compared after each submission; a change ends the server, and the grader starts a new jail.
+    expected = own_state(config["limits"])
+    # Whose leftovers to remove: the jail's own uid only (never the grader's own user's files).
+    own = config["pidns"] or config.get("own_uid")
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
@@ -126,9 +134,9 @@ def main():
             kill_others(config, keep=None, child=child)
             reap()
             drain(req_r)
-            if config["pidns"]:
-                wipe("/tmp")  # the jail's own tmpfs: the next submission finds it empty
             child = None
+            if own and (remove_leftovers(os.getuid()) or own_state(config["limits"]) != expected):
+                os._exit(3)  # not a clean slate: the grader sees the jail end and starts a fresh one
             write_message(ctl_out, {"event": "killed"})
         elif message["op"] == "spawn":
             child = os.fork()
@@ -175,6 +183,68 @@ def describe_status(status):
     return {"exit": os.waitstatus_to_exitcode(status)}
 
 
+def own_state(limits):
+    """What a process of our uid could change about this server and every child it forks."""
+    try:
+        with open("/proc/self/status", "rb") as f:
+            tracer = [line for line in f.read().splitlines() if line.startswith(b"TracerPid:")]
+    except OSError:
+        tracer = None
+    return ([resource.getrlimit(getattr(resource, name)) for name in sorted(limits)],
+            os.getpriority(os.PRIO_PROCESS, 0), os.sched_getscheduler(0), sorted(os.sched_getaffinity(0)), tracer)
+
+
+def no_ptrace():
+    """Not dumpable: a process of the same uid can no longer ptrace the server nor write its memory."""
+    import ctypes
+
+    PR_SET_DUMPABLE = 4
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+
+
+LEFTOVER_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def remove_leftovers(uid):
+    """Remove what `uid` left in the shared places (files, System V IPC); return how much is left."""
+    return sum(wipe_own(d, uid) for d in LEFTOVER_DIRS) + remove_ipc(uid)
+
+
+def wipe_own(directory, uid, depth=0):
+    """Remove every entry of `uid` under `directory`; return how many remain.
+
+    Besides its own directories, `uid` can only have written into world-writable ones (like
+    /tmp itself), so only those are searched: a big /tmp costs one listing.
+    """
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return 0
+    left = 0
+    for entry in entries:
+        try:
+            st = entry.stat(follow_symlinks=False)
+            if st.st_uid == uid:
+                if entry.is_dir(follow_symlinks=False):
+                    os.chmod(entry.path, 0o700)
+                    wipe(entry.path)
+                    os.rmdir(entry.path)
+                else:
+                    os.unlink(entry.path)
+            elif entry.is_dir(follow_symlinks=False) and st.st_mode & 0o002 and depth < 8:
+                left += wipe_own(entry.path, uid, depth + 1)
+        except OSError:
+            left += os.path.lexists(entry.path) and _owner(entry.path) == uid
+    return left
+
+
+def _owner(path):
+    try:
+        return os.lstat(path).st_uid
+    except OSError:
+        return None
+
+
 def wipe(directory):
     """Remove everything under `directory` that we own, even what was made unreadable."""
     try:
@@ -191,6 +261,43 @@ def wipe(directory):
                 os.unlink(entry.path)
         except OSError:
             pass
+
+
+def ipc_objects(uid):
+    """(kind, id) of the System V IPC objects `uid` owns or created, as /proc/sysvipc lists them."""
+    found = []
+    for kind in ("shm", "msg", "sem"):
+        try:
+            with open(f"/proc/sysvipc/{kind}") as f:
+                header, *rows = f.read().splitlines()
+        except (OSError, ValueError):
+            continue
+        names = header.split()
+        for row in rows:
+            fields = dict(zip(names, row.split()))
+            if str(uid) in (fields.get("uid"), fields.get("cuid")):
+                found.append((kind, int(row.split()[1])))
+    return found
+
+
+def remove_ipc(uid):
+    """Remove `uid`'s System V shared memory, message queues and semaphores; return how many remain."""
+    objects = ipc_objects(uid)
+    if not objects:
+        return 0
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    IPC_RMID = 0
+    for kind, ident in objects:
+        if kind == "shm":
+            libc.shmctl(ident, IPC_RMID, None)
+        elif kind == "msg":
+            libc.msgctl(ident, IPC_RMID, None)
+        else:
+            libc.semctl(ident, 0, IPC_RMID)
+    # A segment still attached stays listed until its last process is gone: they are all dead here.
+    return len(ipc_objects(uid))
 
 
 def drain(fd):
@@ -266,7 +373,7 @@ SOURCE = [""]
 
 
 def run_child(init, req_r, resp_w):
-    os.setpgid(0, 0)
+    os.setsid()  # a session of its own: no terminal, no process group shared with the server
     SOURCE[0] = init["source"]
     me = os.getpid()
     out = Output()

@@ -37,9 +37,19 @@ class Progress:
             self.stream.flush()
 
 
-def summary(results: list[dict], elapsed: float, out: Path) -> str:
+ISOLATION_LINES = {
+    "bubblewrap": "isolation: bubblewrap (each submission in its own jail)",
+    "separate-uid": "isolation: separate-uid (root without a usable bubblewrap; not hidden: the network, "
+    "other processes' names, world-readable system files)",
+    "none": "isolation: NONE - this run was NOT isolated (--no-sandbox)",
+}
+
+
+def summary(results: list[dict], elapsed: float, out: Path, isolation: str = "") -> str:
     """The score distribution and the tests the class failed most often."""
     lines = [f"graded {len(results)} submission(s) in {elapsed:.1f} s ({len(results) / max(elapsed, 1e-9):.1f}/s)"]
+    if isolation:
+        lines.append(ISOLATION_LINES.get(isolation, f"isolation: {isolation}"))
     statuses = Counter(r["status"] for r in results)
     if statuses["error"]:
         lines.append(f"{statuses['error']} could not be graded (see their message in results.json):")

@@ -9,12 +9,14 @@ is missing, the same server runs with rlimits in a fresh process group only, and
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import json
 import os
 import select
 import shutil
 import signal
+import stat
 import struct
 import subprocess
 import sys
@@ -30,7 +32,6 @@ from grader.submission import LoadError, SubmissionError, missing_function_messa
 
 CHILD = Path(__file__).with_name("jail_child.py")
 PYTHON_PREFIX = Path(sys.base_prefix).resolve()
-PYTHON = PYTHON_PREFIX / "bin" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
 MESSAGE_LIMIT = 64 * 1024 * 1024
 LOAD_TIMEOUT = 10.0
 SLOW_CALL = 0.25  # seconds after which a call counts as stalled (it probably hangs)
@@ -94,46 +95,300 @@ class ProtocolError(Exception):
     """The sandbox sent something that is not a well-formed answer."""
 
 
+@dataclass(frozen=True)
+class Interpreter:
+    """What the jail must show of this Python (read-only) and what it must hide under that."""
+
+    executable: Path
+    roots: tuple[Path, ...]  # trees the interpreter runs from: its prefix and any stdlib entry outside it
+    hidden: tuple[Path, ...]  # existing directories inside those trees: site-packages, the kit, the venv
+
+
+def _interpreter_executable(base_prefix: Path) -> Path:
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    candidates = [base_prefix / "bin" / version, Path(getattr(sys, "_base_executable", "") or sys.executable)]
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    return candidates[0]
+
+
+PYTHON = _interpreter_executable(PYTHON_PREFIX).resolve()  # the interpreter the jail runs
+
+
+def _under(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def describe_interpreter(
+    prefix: str = sys.prefix, base_prefix: str = sys.base_prefix, base_exec_prefix: str = sys.base_exec_prefix,
+    path: list[str] | None = None, stdlib: list[str] | None = None, executable: Path | None = None,
+) -> Interpreter:
+    """The trees this interpreter really uses, from sys.prefix, sys.base_prefix and sys.path.
+
+    Nothing is assumed to exist: Debian's Python has dist-packages and no site-packages, and
+    bubblewrap cannot bind or cover a missing path under a read-only /usr ("Can't mkdir").
+    """
+    import site
+    import sysconfig
+
+    def real(text: str) -> Path | None:
+        try:
+            found = Path(text).resolve()
+        except (OSError, RuntimeError):
+            return None
+        return found if text and found.exists() else None
+
+    base = real(base_prefix) or Path(base_prefix)
+    executable = (executable or _interpreter_executable(base)).resolve()
+    if stdlib is None:  # the base interpreter's: in a venv, sysconfig's platstdlib is under the venv
+        bases = {"base": base_prefix, "platbase": base_exec_prefix,
+                 "installed_base": base_prefix, "installed_platbase": base_exec_prefix}
+        stdlib = [sysconfig.get_path(name, vars=bases) for name in ("stdlib", "platstdlib")]
+    stdlib_dirs = [p for p in map(real, stdlib) if p]
+    entries = [p for p in map(real, path if path is not None else sys.path) if p]
+    is_stdlib = lambda p: any(_under(p, s) for s in stdlib_dirs)  # noqa: E731
+    roots = [Path("/usr")]
+    for candidate in [base, real(base_exec_prefix), executable.parent.parent, *stdlib_dirs, *filter(is_stdlib, entries)]:
+        if candidate is not None and candidate != Path("/") and not any(_under(candidate, r) for r in roots):
+            roots = [r for r in roots if not _under(r, candidate)] + [candidate]
+    # What the jail must not see although it lies in a tree it gets: every import location
+    # that is not the standard library (pytest, the grader, its dependencies), the venv, the kit.
+    import grader
+
+    package = Path(grader.__file__).resolve().parent
+    others = [e for e in entries if not is_stdlib(e) and e.is_dir()]
+    others += [p for p in map(real, site.getsitepackages([base_prefix, base_exec_prefix])) if p]
+    others += [p for p in (real(prefix), package, package.parent) if p]
+    keep = [executable, *stdlib_dirs, *roots]
+    hidden = sorted({
+        h for h in others
+        if h.is_dir() and any(_under(h, r) for r in roots) and not any(_under(k, h) for k in keep)
+    })
+    return Interpreter(executable, tuple(sorted(roots)), tuple(hidden))
+
+
 @lru_cache(maxsize=None)
-def isolation() -> str:
-    """"bubblewrap" when the real jail works on this machine, else "rlimits"."""
-    bwrap = shutil.which("bwrap")
-    if not bwrap:
-        return "rlimits"
-    probe = subprocess.run(
-        [bwrap, *_bwrap_mounts(), "--", str(PYTHON), "-I", "-S", "-c", "pass"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={}, timeout=30,
-    )
-    return "bubblewrap" if probe.returncode == 0 else "rlimits"
+def interpreter() -> Interpreter:
+    return describe_interpreter(executable=PYTHON)
 
 
-ISOLATION_NOTES = {
-    "bubblewrap": "",
-    "rlimits": "warning: bubblewrap (bwrap) is not available or does not work here; submissions run "
-    "with rlimits in a fresh process group only: they can read files and use the network. "
-    "Install the Debian package bubblewrap for the real sandbox.",
-}
-
-
-def _bwrap_mounts() -> list[str]:
-    prefix = str(PYTHON_PREFIX)
-    # bubblewrap creates the parents of a bind as root-only directories; an unprivileged uid
-    # must be able to walk to the interpreter (pyenv keeps it under /root).
-    parents = []
-    for parent in reversed(PYTHON_PREFIX.parents[:-1]):
-        parents += ["--perms", "0755", "--dir", str(parent)]
+def _bwrap_mounts(described: Interpreter | None = None) -> list[str]:
+    described = described or interpreter()
+    args = []
+    for root in described.roots:
+        # bubblewrap creates the parents of a bind as root-only directories; an unprivileged uid
+        # must be able to walk to the interpreter (pyenv keeps it under /root).
+        for parent in reversed(root.parents[:-1]):
+            args += ["--perms", "0755", "--dir", str(parent)]
+        args += ["--ro-bind", str(root), str(root)]
+    for name in ("bin", "lib", "lib32", "lib64", "libx32"):
+        top = Path("/") / name
+        if top.is_symlink():  # merged /usr (Debian 12, Ubuntu 22.04): /lib -> usr/lib
+            args += ["--symlink", os.readlink(top), str(top)]
+        elif top.is_dir():
+            args += ["--ro-bind", str(top), str(top)]
+    for path in described.hidden:
+        args += ["--tmpfs", str(path)]
     return [
-        *parents,
-        "--ro-bind", "/usr", "/usr",
-        "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
-        "--ro-bind", prefix, prefix,
-        # The base interpreter's site-packages holds pytest and the like: the jail gets none of it.
-        "--tmpfs", f"{prefix}/lib/python{sys.version_info[0]}.{sys.version_info[1]}/site-packages",
+        *args,
         "--proc", "/proc", "--dev", "/dev",
         "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
         "--die-with-parent", "--new-session", "--clearenv",
         "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp", "--setenv", "LANG", "C.UTF-8",
     ]
+
+
+@lru_cache(maxsize=None)
+def _bwrap_supports(option: str) -> bool:
+    bwrap = shutil.which("bwrap")
+    if not bwrap:
+        return False
+    try:
+        text = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=10, env={})
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return option in text.stdout + text.stderr
+
+
+def _bwrap_user(root: bool) -> list[str]:
+    """As root the server drops to its own uid inside; otherwise a user namespace maps one uid."""
+    if root:
+        return []
+    # --disable-userns: no namespace of its own inside, so nothing can rearrange its mounts.
+    return ["--unshare-user", "--uid", "65534", "--gid", "65534",
+            *(["--disable-userns"] if _bwrap_supports("--disable-userns") else [])]
+
+
+@dataclass(frozen=True)
+class Probe:
+    mode: str  # "bubblewrap", "separate-uid" (root without a usable bubblewrap) or "none"
+    problem: str = ""  # why bubblewrap is not used: its own error, as it printed it
+
+
+@lru_cache(maxsize=None)
+def probe() -> Probe:
+    """Which isolation works here, trying bubblewrap exactly as the jail runs it."""
+    root = os.getuid() == 0
+    fallback = "separate-uid" if root else "none"
+    bwrap = shutil.which("bwrap")
+    if not bwrap:
+        return Probe(fallback, "bubblewrap is not installed (no bwrap command on PATH)")
+    try:
+        run = subprocess.run(
+            [bwrap, *_bwrap_mounts(), *_bwrap_user(root), "--", str(PYTHON), "-I", "-S", "-c", "pass"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={}, timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return Probe(fallback, f"{bwrap} could not run: {exc}")
+    if run.returncode == 0:
+        return Probe("bubblewrap")
+    said = " ".join(run.stderr.decode("utf-8", "replace").split())[:300]
+    return Probe(fallback, f"{bwrap} is installed but fails here: {said or f'exit status {run.returncode}, no message'}")
+
+
+def isolation() -> str:
+    """"bubblewrap" when the real jail works here; else "separate-uid" as root, "none" otherwise."""
+    return probe().mode
+
+
+ISOLATION_NOTES = {
+    "bubblewrap": "",
+    "separate-uid": "isolation: separate-uid (root without a usable bubblewrap). Each submission runs as "
+    "an unprivileged uid of its own, with rlimits, in a fresh session; the kit, the class folder and the "
+    "output folder are unreadable to it during the run, and nothing it leaves (processes, files in /tmp, "
+    "/var/tmp, /dev/shm, System V IPC) survives it. This mode cannot hide the network, the names and "
+    "command lines of other processes, nor world-readable system files.",
+    "none": "NOT ISOLATED (--no-sandbox): submissions ran as you, with rlimits only. They could read the "
+    "hidden tests, the reference solution, other submissions and your files, and use the network.",
+}
+
+
+def refusal(command: str) -> str:
+    """Why `command` will not run submissions here, and what would fix it (not root, no usable bubblewrap)."""
+    problem = probe().problem
+    if shutil.which("bwrap"):
+        fix = ("allow unprivileged user namespaces, e.g. `sudo sysctl kernel.unprivileged_userns_clone=1` "
+               "(Debian) or `sudo sysctl kernel.apparmor_restrict_unprivileged_userns=0` (Ubuntu 23.10 and "
+               "later); in a container, allow user namespaces (or run the grader as root)")
+    else:
+        fix = "install bubblewrap (`sudo apt-get install bubblewrap`)"
+    return (f"meteor-kit {command}: refusing to run submissions without isolation: {problem}.\n"
+            f"To fix it, {fix}.\n"
+            f"To run anyway, NOT isolated (a submission can then read the hidden tests and your files), "
+            f"pass --no-sandbox.")
+
+
+# ---------------------------------------------------------------- separate-uid: hiding the kit
+
+# Without bubblewrap nothing can be left out of a submission's view: what it must not read is
+# made unreadable to it instead. The group and other permissions of the kit, the grader's venv,
+# the class folder and the output folder are removed while submissions run (the jail's uid is
+# in no group) and restored afterwards. The journal records the original modes and who holds
+# them, so concurrent runs share them and a crashed run's are restored by the next one.
+HIDE_JOURNAL = Path("/var/lib/meteor-kit/hidden.json")
+_hidden: dict[str, Any] = {"by": None, "paths": []}
+
+
+def kit_paths() -> list[Path]:
+    """What a submission must never read: the kit (reference, tests), the installed grader, its venv."""
+    paths = [exercise.KIT_ROOT, Path(__file__).resolve().parent]
+    if sys.prefix != sys.base_prefix:
+        paths.append(Path(sys.prefix))
+    return paths
+
+
+def _holder(pid: int) -> str:
+    """A process, named so that a later process with the same pid is not taken for it."""
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        return f"{pid}:{f.read().rsplit(b')', 1)[1].split()[19].decode()}"
+
+
+def _holds(holder: str) -> bool:
+    try:
+        return _holder(int(holder.split(":")[0])) == holder
+    except (OSError, ValueError, IndexError):
+        return False
+
+
+def _with_journal(change: Callable[[dict], None]) -> None:
+    HIDE_JOURNAL.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    import fcntl
+
+    lock = os.open(HIDE_JOURNAL.with_suffix(".lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            journal = json.loads(HIDE_JOURNAL.read_text())
+        except (OSError, ValueError):
+            journal = {}
+        change(journal)
+        for path, entry in list(journal.items()):  # restore what nobody living holds (a crashed run's)
+            entry["holders"] = [h for h in entry["holders"] if _holds(h)]
+            if not entry["holders"]:
+                try:
+                    os.chmod(path, entry["mode"])
+                except OSError:
+                    pass
+                del journal[path]
+        temporary = HIDE_JOURNAL.with_suffix(".tmp")
+        temporary.write_text(json.dumps(journal))
+        os.replace(temporary, HIDE_JOURNAL)
+    finally:
+        os.close(lock)
+
+
+def _hideable(path: Path) -> bool:
+    # Never a top-level directory (/, /home, /tmp) nor anything the jail's interpreter lives in.
+    needed = [PYTHON, _python_for_others().resolve()]
+    return len(path.parts) > 2 and not any(_under(n, path) for n in needed)
+
+
+def hide(paths: list[Path]) -> list[Path]:
+    """Make `paths` unreadable to the jails' uids until unhide() or this process ends; returns them."""
+    if _hidden["by"] is not None:
+        return _hidden["paths"]  # this process, or the command that forked it, did it already
+    found = []
+    for path in paths:
+        try:
+            real = path.resolve(strict=True)
+        except (OSError, RuntimeError):
+            continue
+        if _hideable(real) and real not in found:
+            found.append(real)
+    me = _holder(os.getpid())
+
+    def add(journal: dict) -> None:
+        for path in found:
+            entry = journal.setdefault(str(path), {"mode": stat.S_IMODE(os.stat(path).st_mode), "holders": []})
+            entry["holders"].append(me)
+            os.chmod(path, entry["mode"] & ~0o077)
+
+    _with_journal(add)
+    _hidden.update(by=os.getpid(), paths=found)
+    atexit.register(unhide)
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(number) is signal.SIG_DFL:  # end by an exception: `finally` and atexit run
+            signal.signal(number, _exit_on_signal)
+    return found
+
+
+def unhide() -> None:
+    """Give back the permissions hide() took (once no other run holds them)."""
+    if _hidden["by"] != os.getpid():
+        return  # a forked worker: the command that hid them restores them
+    me = _holder(os.getpid())
+
+    def drop(journal: dict) -> None:
+        for entry in journal.values():
+            entry["holders"] = [h for h in entry["holders"] if h != me]
+
+    _with_journal(drop)
+    _hidden.update(by=None, paths=[])
+
+
+def _exit_on_signal(number: int, frame: Any) -> None:
+    raise SystemExit(128 + number)
 
 
 def _python_for_others() -> Path:
@@ -202,10 +457,11 @@ class Jail:
             config["limits"]["RLIMIT_NPROC"] = _own_process_count() + self.limits.processes
         python = PYTHON if self.mode == "bubblewrap" or not root else _python_for_others()
         command = [str(python), "-I", "-S", "/jail/jail_child.py", json.dumps(config)]
+        if self.mode == "separate-uid":
+            hide(kit_paths())  # unless the command already hid them (and more)
         if self.mode == "bubblewrap":
-            extra = [] if root else ["--unshare-user", "--uid", "65534", "--gid", "65534"]
             argv = [
-                shutil.which("bwrap"), *_bwrap_mounts(), *extra,
+                shutil.which("bwrap"), *_bwrap_mounts(), *_bwrap_user(root),
                 "--ro-bind", str(CHILD), "/jail/jail_child.py",
                 "--size", str(self.limits.tmp_mb << 20), "--perms", "1777", "--tmpfs", "/tmp", "--chdir", "/tmp",
                 "--", *command,
@@ -289,6 +545,12 @@ class Jail:
             self.proc = None
         if self.uid is not None:
             _kill_uid(self.uid)
+            if self.mode != "bubblewrap":
+                # Outside a jail of its own its files and IPC objects outlive it: the server
+                # removes them after each submission, and this makes sure of it (it may be dead).
+                from grader.jail_child import remove_leftovers
+
+                remove_leftovers(self.uid)
         for fd in self.fds:
             try:
                 os.close(fd)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 
@@ -53,6 +55,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "it runs in a sandboxed process, never in this one",
     )
     group.addoption(
+        "--no-sandbox",
+        action="store_true",
+        help="where no isolation works (not root, no usable bubblewrap), run the submission anyway, NOT isolated",
+    )
+    group.addoption(
         "--tiers",
         default=",".join(EXERCISE.tiers),
         help=f"comma-separated tiers to run (default: all of {', '.join(EXERCISE.tiers)})",
@@ -65,7 +72,19 @@ def pytest_configure(config: pytest.Config) -> None:
     if unknown:
         raise pytest.UsageError(f"--tiers: unknown tier(s) {', '.join(sorted(unknown))}; known: {', '.join(EXERCISE.tiers)}")
     if PROVIDER_KEY not in config.stash:
+        _require_isolation(config)
         config.stash[PROVIDER_KEY] = SubmissionProvider(lambda: _sandboxed(config))
+
+
+def _require_isolation(config: pytest.Config) -> None:
+    """Refuse (exit 2) where submissions could not be isolated, as `meteor-kit check` does."""
+    from grader.sandbox import ISOLATION_NOTES, isolation, refusal  # not available (nor needed) in the browser
+
+    mode = isolation()
+    if mode == "none" and not config.getoption("--no-sandbox"):
+        pytest.exit(refusal("pytest hidden_tests"), returncode=2)
+    if ISOLATION_NOTES[mode]:
+        print(ISOLATION_NOTES[mode], file=sys.stderr)
 
 
 def _tiers(config: pytest.Config) -> list[str]:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import os
+import site
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
 from grader.checks import Opaque
-from grader.sandbox import Limits, SandboxedSubmission, isolation, processes_of
+from grader import sandbox
+from grader.sandbox import Jail, Limits, SandboxedSubmission, describe_interpreter, isolation, processes_of
 from grader.submission import LoadError, SubmissionError
 
 
@@ -16,9 +20,56 @@ def jail(source: str, **kwargs) -> SandboxedSubmission:
     return SandboxedSubmission("student.py", source=source, **kwargs)
 
 
+HOSTILE = Path(__file__).parent / "hostile"
+
+
 def test_bubblewrap_is_the_isolation_on_this_machine():
-    # The Makefile installs bubblewrap; without it this must fail, not skip.
-    assert isolation() == "bubblewrap"
+    # The Makefile installs bubblewrap; without it this must fail, not skip. .ci/run runs this
+    # file with a venv of Debian's /usr/bin/python3.11 too (dist-packages, no site-packages).
+    assert isolation() == "bubblewrap", sandbox.probe().problem
+
+
+def test_the_jail_binds_only_paths_that_exist_and_hides_every_import_location_but_the_stdlib():
+    described = sandbox.interpreter()
+    mounts = sandbox._bwrap_mounts()
+    for option, path in zip(mounts, mounts[1:]):
+        if option in ("--ro-bind", "--tmpfs"):
+            assert Path(path).exists(), path
+    places = {Path(p).resolve() for p in [*site.getsitepackages([sys.base_prefix]), *sys.path] if p and Path(p).is_dir()}
+    stdlib = {Path(p).resolve() for p in sys.path if p and "site-packages" not in p and "dist-packages" not in p}
+    for place in places - stdlib:
+        visible = any(sandbox._under(place, root) for root in described.roots)
+        assert not visible or any(sandbox._under(place, h) for h in described.hidden), place
+
+
+@pytest.mark.parametrize("layout", ["debian", "conda", "uv", "pyenv"])
+def test_any_python_layout_gets_its_prefix_bound_and_its_packages_hidden(tmp_path, layout):
+    # The same rules for every layout, on a simulated tree: only existing paths, site-packages covered.
+    base = {"debian": Path("/usr"), "conda": tmp_path / "opt" / "conda",
+            "uv": tmp_path / "uv" / "python" / "cpython-3.11.9-linux-x86_64-gnu",
+            "pyenv": tmp_path / "pyenv" / "versions" / "3.11.7"}[layout]
+    venv = tmp_path / "project" / ".venv"
+    packages = venv / "lib" / "python3.11" / "site-packages"
+    stdlib = base / "lib" / "python3.11"
+    if layout != "debian":
+        (base / "bin").mkdir(parents=True)
+        (base / "bin" / "python3.11").write_text("")
+        (stdlib / "lib-dynload").mkdir(parents=True)
+        (stdlib / "site-packages").mkdir()
+    packages.mkdir(parents=True)
+    described = describe_interpreter(
+        prefix=str(venv), base_prefix=str(base), base_exec_prefix=str(base),
+        path=[str(stdlib), str(stdlib / "lib-dynload"), str(packages)], stdlib=[str(stdlib)],
+        executable=base / "bin" / "python3.11",
+    )
+    assert base in described.roots or any(sandbox._under(base, r) for r in described.roots)
+    assert not any(sandbox._under(packages, r) for r in described.roots)  # the venv is never bound
+    if layout != "debian":
+        assert stdlib / "site-packages" in described.hidden
+    mounts = sandbox._bwrap_mounts(described)
+    for option, path in zip(mounts, mounts[1:]):
+        if option in ("--ro-bind", "--tmpfs"):
+            assert Path(path).exists(), path
 
 
 def test_a_call_returns_plain_data_only():
@@ -37,10 +88,12 @@ def test_a_float_subclass_comes_back_as_its_plain_value():
 
 def test_the_jail_sees_no_grader_file_network_or_environment(monkeypatch, kit_root):
     monkeypatch.setenv("METEOR_SECRET", "hunter2")
+    secret = [str(kit_root), '/work', '/root/.ssh', '/home', '/etc/passwd', sys.prefix, str(Path(sandbox.__file__).parent),
+              *site.getsitepackages([sys.base_prefix])]
     source = (
         "import os, socket\n"
         "def meteor_score(r, c, **k):\n"
-        f"    seen = [p for p in ({str(kit_root)!r}, '/work', '/root/.ssh', '/home', '/etc/passwd') if os.path.exists(p)]\n"
+        f"    seen = [p for p in {secret!r} if os.path.exists(p) and (not os.path.isdir(p) or os.listdir(p))]\n"
         "    try:\n"
         "        socket.create_connection(('127.0.0.1', 22), timeout=0.5); net = 'open'\n"
         "    except OSError as e:\n"
@@ -184,7 +237,7 @@ def test_the_fallback_without_bubblewrap_runs_as_its_own_uid_and_cleans_up():
         "    subprocess.Popen(['sleep', '300'], start_new_session=True)\n"
         "    return f\"{os.getuid()} {resource.getrlimit(resource.RLIMIT_NPROC)[0]}\"\n"
     )
-    box = jail(source, mode="rlimits", timeout=0.5)
+    box = jail(source, mode="separate-uid", timeout=0.5)
     uid, nproc = map(int, box.meteor_score("", "").split())
     assert uid not in (0, os.getuid()) and nproc == Limits().processes
     with pytest.raises(SubmissionError) as caught:
@@ -218,3 +271,67 @@ def test_a_submission_that_replaces_builtins_is_judged_on_its_answers_not_crashe
         assert box.meteor_score("", "b") == 0.25
         got = box.meteor_score("a", "b")
         assert isinstance(got, Opaque) and got.type_name == "dict"
+
+
+def _leaver(kit_root: Path) -> str:
+    reference = (kit_root / "solutions" / "reference.py").read_text()
+    leaver = (HOSTILE / "leftovers" / "leaves_ipc_and_files.py").read_text()
+    return f"{reference}\n{leaver}\nleave({reference!r})\n"
+
+
+@pytest.fixture
+def restores_the_kit():
+    yield
+    sandbox.unhide()  # the separate-uid jail hid the kit from its uid
+
+
+@pytest.mark.parametrize("mode", ["bubblewrap", "separate-uid"])
+def test_nothing_one_submission_leaves_reaches_the_next_in_the_same_jail(kit_root, reference, mode, restores_the_kit):
+    reader = (HOSTILE / "leftovers" / "reads_leftovers.py").read_text()
+    jail = Jail(mode=mode)
+    try:
+        first = SandboxedSubmission("a.py", jail=jail, source=_leaver(kit_root), mode=mode)
+        assert first.meteor_score("the cat sat", "the cat sat") == reference.meteor_score("the cat sat", "the cat sat")
+        first.close()
+        second = SandboxedSubmission("b.py", jail=jail, source=reader, mode=mode)
+        assert second.meteor_score("leftovers?", "") == str({"shm": False, "msg": False, "sem": False, "files": 0})
+        assert second.meteor_score("the cat sat", "the cat sat") == -1.0
+        second.close()
+    finally:
+        jail.close()
+    assert processes_of(jail.uid) == []
+
+
+@pytest.mark.parametrize("mode", ["bubblewrap", "separate-uid"])
+def test_a_submission_that_sabotages_the_fork_server_hurts_no_later_submission(kit_root, reference, mode, restores_the_kit):
+    attack = (HOSTILE / "prlimits_the_server.py").read_text()
+    correct = (kit_root / "solutions" / "reference.py").read_text()
+    jail = Jail(mode=mode)
+    try:
+        SandboxedSubmission("attack.py", jail=jail, source=attack, mode=mode).close()
+        for name in ("b.py", "c.py", "d.py"):
+            box = SandboxedSubmission(name, jail=jail, source=correct + "\nbig = bytearray(200 << 20)\n", mode=mode)
+            expected = reference.meteor_score("the cat sat on the mat", "on the mat sat the cat")
+            assert box.meteor_score("the cat sat on the mat", "on the mat sat the cat") == expected
+            box.close()
+    finally:
+        jail.close()
+
+
+@pytest.mark.parametrize("mode", ["bubblewrap", "separate-uid"])
+def test_a_submission_cannot_ptrace_nor_read_the_memory_of_the_fork_server(mode, restores_the_kit):
+    source = (
+        "import ctypes, os\n"
+        "def meteor_score(r, c, **k):\n"
+        "    libc, done = ctypes.CDLL(None, use_errno=True), []\n"
+        "    for pid in [int(p) for p in os.listdir('/proc') if p.isdigit() and int(p) != os.getpid()]:\n"
+        "        if libc.ptrace(16, pid, 0, 0) == 0:\n"
+        "            done.append(('ptrace', pid))\n"
+        "        try:\n"
+        "            open(f'/proc/{pid}/mem', 'rb').close(); done.append(('mem', pid))\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "    return str(done)\n"
+    )
+    with jail(source, mode=mode) as box:
+        assert box.meteor_score("", "") == "[]"

@@ -22,7 +22,7 @@ def _existing_file(text: str) -> Path:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from grader.sandbox import ISOLATION_NOTES, SandboxedSubmission, hide, isolation, kit_paths, refusal
+    from grader.sandbox import ISOLATION_NOTES, SandboxedSubmission, isolation, kit_paths, prepare_separate_uid, refusal
 
     mode = isolation()
     if mode == "none" and not args.no_sandbox:
@@ -31,7 +31,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if ISOLATION_NOTES[mode]:
         print(ISOLATION_NOTES[mode], file=sys.stderr)
     if mode == "separate-uid":
-        hide([*kit_paths(), args.path])
+        prepare_separate_uid([*kit_paths(), args.path])
     ex = exercise.load()
     tiers = tuple(args.tiers.split(",")) if args.tiers else tuple(ex.tiers)
     unknown = set(tiers) - set(ex.tiers)

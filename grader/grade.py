@@ -29,7 +29,7 @@ from grader.notebook import NotebookError, extract
 from grader.partial_run import Catalogue, catalogue, freeze_hypothesis_constants, run_tests
 from grader.outputs import write_outputs
 from grader.progress import Progress, summary
-from grader.sandbox import ISOLATION_NOTES, Jail, SandboxedSubmission, hide, isolation, kit_paths, refusal, unhide
+from grader.sandbox import ISOLATION_NOTES, Jail, SandboxedSubmission, isolation, kit_paths, prepare_separate_uid, refusal, unhide
 from grader.submission import SUBMISSION_FILENAME, LoadError
 
 MAX_BYTES = 1_000_000
@@ -471,7 +471,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     try:
         if mode == "separate-uid":
             args.out.mkdir(parents=True, exist_ok=True)
-            hide([*kit_paths(), *map(Path, args.submissions), args.out])
+            prepare_separate_uid([*kit_paths(), *map(Path, args.submissions), args.out])
         settings = Settings(args.timeout, args.budget, args.memo)
         started = time.monotonic()
         progress = Progress(len(specs), sys.stderr)

@@ -84,10 +84,27 @@ def write_answer(fd, seq, answer):
 # ---------------------------------------------------------------- the server
 
 
+# /proc as the server opened it before a chroot (None: the path /proc is the real one). The
+# children close it at once: through it, a process could walk back out of the chroot.
+PROC = [None]
+
+
+def proc_open(relative, mode="rb"):
+    if PROC[0] is None:
+        return open(f"/proc/{relative}", mode)
+    return open(relative, mode, opener=lambda path, flags: os.open(path, flags, dir_fd=PROC[0]))
+
+
 def main():
     config = json.loads(sys.argv[1])
     ctl_in, ctl_out, req_r, resp_w = config["fds"]
     set_limits(config["limits"])
+    if config.get("root"):
+        # Root without bubblewrap: the submissions get a root directory holding only the standard
+        # library, so no path leads to the kit, the class or any other file of the machine.
+        PROC[0] = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)
+        os.chroot(config["root"])
+        os.chdir("/")
     if os.getuid() == 0 and config.get("uid") is not None:
         # Under bubblewrap as root there is no user namespace: this is a real uid change, so
         # RLIMIT_NPROC applies and no capability is left (bubblewrap set no_new_privs already).
@@ -145,6 +162,8 @@ def main():
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)
                 for fd in (ctl_in, ctl_out, wake_r, wake_w):
                     os.close(fd)
+                if PROC[0] is not None:
+                    os.close(PROC[0])  # a way out of the chroot: closed before any submission code runs
                 init = read_message(req_r)  # the code comes to the child, never to the server
                 if init is not None:
                     run_child(init, req_r, resp_w)
@@ -186,7 +205,7 @@ def describe_status(status):
 def own_state(limits):
     """What a process of our uid could change about this server and every child it forks."""
     try:
-        with open("/proc/self/status", "rb") as f:
+        with proc_open("self/status") as f:
             tracer = [line for line in f.read().splitlines() if line.startswith(b"TracerPid:")]
     except OSError:
         tracer = None
@@ -205,9 +224,9 @@ def no_ptrace():
 LEFTOVER_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
 
 
-def remove_leftovers(uid):
+def remove_leftovers(uid, root=""):
     """Remove what `uid` left in the shared places (files, System V IPC); return how much is left."""
-    return sum(wipe_own(d, uid) for d in LEFTOVER_DIRS) + remove_ipc(uid)
+    return sum(wipe_own(root + d, uid) for d in LEFTOVER_DIRS) + remove_ipc(uid)
 
 
 def wipe_own(directory, uid, depth=0):
@@ -268,7 +287,7 @@ def ipc_objects(uid):
     found = []
     for kind in ("shm", "msg", "sem"):
         try:
-            with open(f"/proc/sysvipc/{kind}") as f:
+            with proc_open(f"sysvipc/{kind}", "r") as f:
                 header, *rows = f.read().splitlines()
         except (OSError, ValueError):
             continue
@@ -350,11 +369,11 @@ def same_uid_processes():
     """Live processes running as our uid (/proc/PID is root's for a process that changed uid)."""
     mine = str(os.getuid()).encode()
     found = []
-    for entry in os.listdir("/proc"):
+    for entry in os.listdir("/proc" if PROC[0] is None else PROC[0]):
         if not entry.isdigit():
             continue
         try:
-            with open(f"/proc/{entry}/status", "rb") as f:
+            with proc_open(f"{entry}/status") as f:
                 status = f.read()
         except OSError:
             continue

@@ -10,6 +10,7 @@ is missing, the same server runs with rlimits in a fresh process group only, and
 from __future__ import annotations
 
 import atexit
+import hashlib
 import itertools
 import json
 import os
@@ -20,6 +21,7 @@ import stat
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -373,6 +375,12 @@ def hide(paths: list[Path]) -> list[Path]:
     return found
 
 
+def prepare_separate_uid(paths: list[Path]) -> None:
+    """Before the separate-uid mode runs anything: `paths` hidden, the jail's root directory made."""
+    hide(paths)
+    separate_root(_python_for_others())
+
+
 def unhide() -> None:
     """Give back the permissions hide() took (once no other run holds them)."""
     if _hidden["by"] != os.getpid():
@@ -389,6 +397,61 @@ def unhide() -> None:
 
 def _exit_on_signal(number: int, frame: Any) -> None:
     raise SystemExit(128 + number)
+
+
+ROOT_SKIPS = ("site-packages", "dist-packages", "test", "idlelib", "tkinter", "turtledemo", "ensurepip")
+
+
+@lru_cache(maxsize=None)
+def separate_root(python: Path) -> Path:
+    """A root directory for the separate-uid jail: `python`'s standard library and the libraries
+    its C modules load, nothing else. Made once per machine (hard links where it can).
+
+    The server chroots into it, so a submission has no path to the kit, the class, the other
+    kits on the machine, nor to /proc (where the grader's command line names them).
+    """
+    query = "import sys, json; print(json.dumps(sys.path[1:]))"
+    found = subprocess.run([str(python), "-I", "-S", "-c", query], capture_output=True, text=True, env={}, check=True)
+    paths = sorted({Path(p).resolve() for p in json.loads(found.stdout) if Path(p).is_dir()})
+    paths = [p for p in paths if not any(q != p and _under(p, q) for q in paths)]  # lib-dynload is in the stdlib
+    digest = hashlib.sha256(json.dumps([str(python), *map(str, paths), ROOT_SKIPS]).encode()).hexdigest()[:16]
+    home = HIDE_JOURNAL.parent
+    root = home / f"root-{digest}"
+    if (root / ".complete").exists():
+        return root
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    building = Path(tempfile.mkdtemp(prefix="building-", dir=home))
+    try:
+        for path in paths:
+            shutil.copytree(path, building / path.relative_to("/"), symlinks=True,
+                            ignore=shutil.ignore_patterns(*ROOT_SKIPS), copy_function=_link_or_copy)
+        libraries = set()
+        for module in building.rglob("*.so"):
+            listed = subprocess.run(["ldd", str(module)], capture_output=True, text=True, env={})
+            libraries |= {w for line in listed.stdout.splitlines() for w in line.split() if w.startswith("/")}
+        for library in [*libraries, "/etc/ld.so.cache"]:
+            if os.path.isfile(library):
+                (building / library.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(library, building / library.lstrip("/"))  # the file, not the link
+        for place in ("tmp", "var/tmp", "dev/shm"):
+            (building / place).mkdir(parents=True, exist_ok=True)
+            (building / place).chmod(0o1777)
+        building.chmod(0o755)
+        (building / ".complete").touch()
+        os.rename(building, root)
+    except OSError:
+        if not (root / ".complete").exists():
+            raise
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
+    return root
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
 
 
 def _python_for_others() -> Path:
@@ -429,6 +492,7 @@ class Jail:
         self.mode = mode or isolation()
         self.proc: subprocess.Popen | None = None
         self.uid: int | None = None
+        self.root = ""  # the separate-uid jail's root directory
         self.fds: list[int] = []
         self.ctl_w = self.ctl_r = self.req_w = self.resp_r = -1
         self.clean = False  # True between a submission's close and the next load: nothing of it is left
@@ -459,6 +523,7 @@ class Jail:
         command = [str(python), "-I", "-S", "/jail/jail_child.py", json.dumps(config)]
         if self.mode == "separate-uid":
             hide(kit_paths())  # unless the command already hid them (and more)
+            self.root = config["root"] = str(separate_root(python))
         if self.mode == "bubblewrap":
             argv = [
                 shutil.which("bwrap"), *_bwrap_mounts(), *_bwrap_user(root),
@@ -551,6 +616,8 @@ class Jail:
                 from grader.jail_child import remove_leftovers
 
                 remove_leftovers(self.uid)
+                if self.root:
+                    remove_leftovers(self.uid, self.root)
         for fd in self.fds:
             try:
                 os.close(fd)

@@ -9,6 +9,8 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -211,3 +213,142 @@ def test_the_output_files_are_complete_and_valid(batch):
     assert {"name", "score", "max_score", "status", "output", "visibility"} <= set(sample["tests"][0])
     assert not [p for p in out.iterdir() if p.name.startswith(".")]  # no temporary file left behind
     assert "<html" in (out / "report.html").read_text().lower()
+
+
+# ---------------------------------------------------------------- every isolation mode, run for real
+
+LEFTOVER_KEY = 0x4D455445  # the System V key leaves_ipc_and_files.py uses
+NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+# Root with bubblewrap present but failing, as in Docker or on Gradescope.
+NO_BWRAP = ["unshare", "-m", "--propagation", "private", "sh", "-c",
+            'mount --bind /bin/false "$(command -v bwrap)" && exec "$@"', "sh"]
+
+
+def _sabotage_class(directory: Path, kit_root: Path) -> Path:
+    """Graded in this order by one worker: each attack is followed by what it tries to hurt."""
+    directory.mkdir(parents=True)
+    directory.parent.chmod(0o777)
+    reference = (kit_root / "solutions" / "reference.py").read_text()
+    leaver = (HOSTILE / "leftovers" / "leaves_ipc_and_files.py").read_text()
+    (directory / "a_leaves_ipc_and_files.py").write_text(f"{reference}\n{leaver}\nleave({reference!r})\n")
+    shutil.copy(HOSTILE / "leftovers" / "reads_leftovers.py", directory / "b_reads_leftovers.py")
+    shutil.copy(HOSTILE / "prlimits_the_server.py", directory / "c_prlimits_the_server.py")
+    (directory / "d_control.py").write_text(f"# d\n{reference}\nbig = bytearray(200 << 20)\n")
+    shutil.copy(HOSTILE / "proc_scan_loads_reference.py", directory / "e_proc_scan_loads_reference.py")
+    (directory / "f_control.py").write_text(f"# f\n{reference}\nbig = bytearray(200 << 20)\n")
+    return directory
+
+
+def _public_dir() -> Path:
+    """A scratch folder every uid can reach (pytest's own are root's only)."""
+    path = Path(tempfile.mkdtemp(prefix="meteor-modes-", dir="/tmp"))
+    path.chmod(0o777)
+    return path
+
+
+def _python_for_nobody(scratch: Path) -> Path:
+    """A venv of Debian's python3.11 that uid 65534 can run, seeing the kit and its dependencies."""
+    venv = scratch / "venv"
+    subprocess.run(["/usr/bin/python3.11", "-m", "venv", "--without-pip", str(venv)], check=True)
+    packages = [p for p in sys.path if p.endswith("-packages") and Path(p).is_dir()]
+    (venv / "lib" / "python3.11" / "site-packages" / "kit.pth").write_text(
+        "import site; " + "; ".join(f"site.addsitedir({p!r})" for p in packages) + "\n")
+    return venv / "bin" / "python"
+
+
+def _leftovers() -> list[str]:
+    found = [p for p in ("/tmp/meteor-leftovers", "/var/tmp/meteor-leftovers", "/dev/shm/meteor-leftovers")
+             if os.path.lexists(p)]
+    for kind in ("shm", "msg", "sem"):
+        rows = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
+        found += [f"{kind} {row.split()[1]}" for row in rows if row.split()[0] == str(LEFTOVER_KEY)]
+    return found
+
+
+def _modes(*paths: Path) -> dict[str, int]:
+    return {str(p): p.stat().st_mode for p in paths}
+
+
+@pytest.fixture(scope="module")
+def scratch():
+    path = _public_dir()
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.mark.parametrize("setup", ["bubblewrap", "bubblewrap-unprivileged", "separate-uid"])
+def test_in_every_mode_attacks_earn_nothing_and_leave_nothing_for_the_next_submission(setup, scratch, kit_root, meteor_kit):
+    work = scratch / setup
+    klass = _sabotage_class(work / "class", kit_root)
+    out = work / "out"
+    command = [str(meteor_kit), "grade", str(klass), "--out", str(out), "--jobs", "1", "--timeout", "2"]
+    env = {**os.environ, "METEOR_SECRET": SECRET}
+    if setup == "bubblewrap-unprivileged":
+        command = [*NOBODY, str(_python_for_nobody(work)), "-m", "grader.cli", *command[1:]]
+        env["HOME"] = str(work)
+    elif setup == "separate-uid":
+        command = [*NO_BWRAP, *command]
+    for path in [work, *klass.rglob("*")]:  # the class files are ours: nothing here is a link
+        assert not path.is_symlink()
+        path.chmod(0o777 if path.is_dir() else 0o666)
+    before = _modes(kit_root, kit_root / "solutions", klass, Path(sys.prefix))
+    run = subprocess.run(command, capture_output=True, text=True, timeout=900, env=env, cwd=str(work))
+    assert run.returncode == 0, run.stderr
+    results = json.loads((out / "results.json").read_text())
+    scores = {r["submission"]: (r["score"], r["max_score"]) for r in results["submissions"]}
+    mode = "separate-uid" if setup == "separate-uid" else "bubblewrap"
+    assert results["isolation"] == mode
+    assert f"isolation: {mode}" in run.stdout
+    assert f'data-isolation="{mode}"' in (out / "report.html").read_text()
+    for name in ("a_leaves_ipc_and_files.py", "d_control.py", "f_control.py"):
+        assert scores[name][0] == scores[name][1] > 0, (name, scores)
+    for name in ("b_reads_leftovers.py", "c_prlimits_the_server.py", "e_proc_scan_loads_reference.py"):
+        assert scores[name][0] == 0, (name, scores)
+    assert SECRET not in (out / "results.json").read_text()
+    assert _leftovers() == []
+    assert _modes(kit_root, kit_root / "solutions", klass, Path(sys.prefix)) == before  # permissions given back
+    if setup == "separate-uid":
+        assert "cannot hide the network" in run.stderr
+
+
+def test_not_root_without_a_usable_bubblewrap_refuses_with_the_real_error_and_the_fix(scratch, kit_root):
+    work = scratch / "refused"
+    klass = _sabotage_class(work / "class", kit_root)
+    python = str(_python_for_nobody(work))
+    env = {**os.environ, "HOME": str(work)}
+    runs = {
+        "check": [python, "-m", "grader.cli", "check", str(klass / "d_control.py")],
+        "grade": [python, "-m", "grader.cli", "grade", str(klass), "--out", str(work / "out")],
+        "pytest": [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(kit_root / "hidden_tests"),
+                   "--submission", str(klass / "d_control.py")],
+    }
+    for name, command in runs.items():
+        run = subprocess.run([*NO_BWRAP, *NOBODY, *command], capture_output=True, text=True, timeout=300,
+                             env=env, cwd=str(kit_root))
+        said = run.stdout + run.stderr
+        assert run.returncode == 2, (name, said)
+        assert "refusing to run submissions without isolation" in said, said
+        assert "bwrap is installed but fails here: exit status 1, no message" in said, said
+        assert "kernel.unprivileged_userns_clone=1" in said and "--no-sandbox" in said
+        assert "apt-get install bubblewrap" not in said  # it is installed: never say to install it
+    assert not (work / "out" / "results.json").exists()
+
+
+def test_no_sandbox_runs_anyway_and_every_output_says_it_was_not_isolated(scratch, kit_root):
+    work = scratch / "unisolated"
+    klass = _sabotage_class(work / "class", kit_root)
+    out = work / "out"
+    command = [str(_python_for_nobody(work)), "-m", "grader.cli", "grade", str(klass), "--out", str(out),
+               "--jobs", "1", "--no-sandbox"]
+    run = subprocess.run([*NO_BWRAP, *NOBODY, *command], capture_output=True, text=True, timeout=900,
+                         env={**os.environ, "HOME": str(work)}, cwd=str(work))
+    assert run.returncode == 0, run.stderr
+    results = json.loads((out / "results.json").read_text())
+    assert results["isolation"] == "none" and "NOT ISOLATED" in results["isolation_note"]
+    assert "NOT ISOLATED" in run.stderr and "NOT isolated" in run.stdout
+    assert 'data-isolation="none"' in (out / "report.html").read_text()
+    assert "NOT ISOLATED" in (out / "report.html").read_text()
+    scores = {r["submission"]: r["score"] for r in results["submissions"]}
+    print("scores without isolation:", scores)  # the /proc cheat's score here is reported, not judged
+    for name in ("d_control.py", "f_control.py"):
+        assert scores[name] > 0

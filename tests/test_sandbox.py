@@ -228,18 +228,22 @@ def test_a_lent_jail_serves_one_submission_after_another_and_each_sees_nothing_o
     assert processes_of(jail.uid) == []
 
 
-def test_the_fallback_without_bubblewrap_runs_as_its_own_uid_and_cleans_up():
+def test_the_fallback_without_bubblewrap_runs_as_its_own_uid_in_a_root_of_only_the_stdlib_and_cleans_up(
+        restores_the_kit):
     source = (
-        "import os, resource, subprocess\n"
+        "import os, resource\n"
         "def meteor_score(r, c, **k):\n"
         "    if r == 'hang':\n"
         "        while True: pass\n"
-        "    subprocess.Popen(['sleep', '300'], start_new_session=True)\n"
-        "    return f\"{os.getuid()} {resource.getrlimit(resource.RLIMIT_NPROC)[0]}\"\n"
+        "    if os.fork() == 0:\n"
+        "        os.setsid(); import time; time.sleep(300)\n"
+        "    return f\"{os.getuid()} {resource.getrlimit(resource.RLIMIT_NPROC)[0]} {os.listdir('/')}\"\n"
     )
     box = jail(source, mode="separate-uid", timeout=0.5)
-    uid, nproc = map(int, box.meteor_score("", "").split())
-    assert uid not in (0, os.getuid()) and nproc == Limits().processes
+    uid, nproc, top = box.meteor_score("", "").split(" ", 2)
+    uid = int(uid)
+    assert uid not in (0, os.getuid()) and int(nproc) == Limits().processes
+    assert "proc" not in top and "work" not in top and "root" not in top  # a chroot: the stdlib and its libraries
     with pytest.raises(SubmissionError) as caught:
         box.meteor_score("hang", "")
     assert caught.value.kind == "timeout"
@@ -324,7 +328,8 @@ def test_a_submission_cannot_ptrace_nor_read_the_memory_of_the_fork_server(mode,
         "import ctypes, os\n"
         "def meteor_score(r, c, **k):\n"
         "    libc, done = ctypes.CDLL(None, use_errno=True), []\n"
-        "    for pid in [int(p) for p in os.listdir('/proc') if p.isdigit() and int(p) != os.getpid()]:\n"
+        "    seen = [int(p) for p in os.listdir('/proc') if p.isdigit()] if os.path.isdir('/proc') else []\n"
+        "    for pid in {os.getppid(), *seen} - {os.getpid()}:\n"
         "        if libc.ptrace(16, pid, 0, 0) == 0:\n"
         "            done.append(('ptrace', pid))\n"
         "        try:\n"

@@ -7,15 +7,16 @@ import resource
 
 def sabotage():
     me = os.getpid()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == me:
-            continue
-        pid = int(entry)
+    try:
+        seen = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:  # no /proc: its parent is the server anyway
+        seen = []
+    for pid in {os.getppid(), *seen} - {me}:
         try:
             with open(f"/proc/{pid}/status") as f:
                 size = [int(line.split()[1]) << 10 for line in f if line.startswith("VmSize:")]
         except OSError:
-            continue
+            size = [resource.getrusage(resource.RUSAGE_SELF).ru_maxrss << 10]
         # Limits that leave the server running (a lower RLIMIT_NOFILE or RLIMIT_CPU would end it):
         # its forks then cannot load anything bigger than it is, nor write a file.
         for limit, value in ((resource.RLIMIT_AS, size[0] if size else 1 << 20), (resource.RLIMIT_FSIZE, 0)):

@@ -24,7 +24,11 @@ def paths_of(pid):
 
 def find():
     seen = set()
-    for pid in os.listdir("/proc"):
+    try:
+        pids = os.listdir("/proc")
+    except OSError:
+        return None
+    for pid in pids:
         if not pid.isdigit():
             continue
         for path in paths_of(pid):

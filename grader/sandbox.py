@@ -550,6 +550,10 @@ class SandboxedSubmission:
         # the trusted side, so a busy grading machine does not eat into a student's budget.
         return None if not self.budget else self.budget - self._used
 
+    def used(self) -> float:
+        """Seconds the submission has used so far: its loads and calls."""
+        return self._used
+
     def spent(self) -> str | None:
         """Why no further call can be made: the submission used up its time budget (None while it has some)."""
         remaining = self._remaining()

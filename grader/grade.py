@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from grader import exercise, runner
-from grader.memo import Memo, Profile, Recorder, Trace
+from grader.memo import Memo, Profile, Recorder, Trace, confirm, full_run
 from grader.notebook import NotebookError, extract
 from grader.partial_run import Catalogue, catalogue, freeze_hypothesis_constants, run_tests
 from grader.outputs import write_outputs
@@ -207,28 +207,21 @@ class Grader:
         profile = None
         if self.settings.memo:
             known, missing, profile = self.memo.replay(sandbox, names)
-        learned: list[Trace | Profile] = []
-        status, message = "graded", ""
         remembered = len(known)
+        status, message, recorder, ran = "graded", "", None, []
         if missing:
-            sandbox.restart()  # the tests that run for real start from a fresh process
-            recorder = Recorder(sandbox, self.memo.prefixes if self.settings.memo else None)
-            selection = [self.tests.nodeids[n] for n in missing] if known else None
-            outcome, _ = run_tests(lambda: recorder, selection, stop=sandbox.spent)
-            status, message = outcome.status, outcome.message
-            for test in outcome.tests:
-                known[test.name] = test
-            spent = sandbox.spent()
-            if status == "graded" and spent:
-                # The run stopped once the budget was spent: the tests after it were not run.
-                for test in self.tests.template:
-                    if test["name"] in missing and test["name"] not in known:
-                        known[test["name"]] = runner.TestResult(
-                            **{**test, "status": "not_run", "message": spent, "output": "", "score": 0.0})
-            if status == "graded" and self.settings.memo:
-                learned = recorder.traces(outcome.tests)
-                for trace in learned:
-                    self.memo.add(trace)
+            prefixes = self.memo.prefixes if self.settings.memo else None
+            status, message, recorder, ran = self._run_for_real(sandbox, missing, known, prefixes)
+        if self.settings.memo and status == "graded" and not self._as_a_full_run(sandbox, recorder):
+            # Its answers depend on the calls it had before (a counter, a cache...): verdicts pieced
+            # together from remembered runs are not those of a full run. It gets a full run.
+            known, remembered, profile = {}, 0, None
+            status, message, recorder, ran = self._run_for_real(sandbox, names, known, None)
+        learned: list[Trace | Profile] = []
+        if status == "graded" and self.settings.memo and recorder is not None:
+            learned = recorder.traces(ran)
+            for trace in learned:
+                self.memo.add(trace)
         if profile is not None and status == "graded" and (missing or self.memo.surprised):
             # A new kind of behaviour (or a new mix of known ones): later ones like it replay in few batches.
             profile.paths.update({t.test: [c.answer for c in t.calls] for t in learned if isinstance(t, Trace)})
@@ -237,6 +230,33 @@ class Grader:
                 learned.append(profile)
         ordered = [known.pop(n) for n in names if n in known] + list(known.values())
         return runner.Report(name, status, message, ordered), learned, remembered
+
+    def _run_for_real(self, sandbox: SandboxedSubmission, missing: list[str], known: dict[str, runner.TestResult],
+                      prefixes: dict | None) -> tuple[str, str, Recorder, list[runner.TestResult]]:
+        """Run the `missing` tests through pytest in a fresh child; their verdicts go into `known`."""
+        sandbox.restart()
+        recorder = Recorder(sandbox, prefixes)
+        selection = [self.tests.nodeids[n] for n in missing] if known else None
+        outcome, _ = run_tests(lambda: recorder, selection, stop=sandbox.spent)
+        for test in outcome.tests:
+            known[test.name] = test
+        spent = sandbox.spent()
+        if outcome.status == "graded" and spent:
+            # The run stopped once the budget was spent: the tests after it were not run.
+            for test in self.tests.template:
+                if test["name"] in missing and test["name"] not in known:
+                    known[test["name"]] = runner.TestResult(
+                        **{**test, "status": "not_run", "message": spent, "output": "", "score": 0.0})
+        return outcome.status, outcome.message, recorder, outcome.tests
+
+    def _as_a_full_run(self, sandbox: SandboxedSubmission, recorder: Recorder | None) -> bool:
+        """Whether the memo's verdicts are those a full run gives (see memo.confirm)."""
+        if self.memo.deviation is None:
+            return True  # every call reached one child in a full run's order
+        paths = {**(recorder.answers if recorder is not None else {}), **self.memo.walked}
+        steps, deviation = full_run(self.tests.names, paths, self.memo.deviation)
+        # Asking again costs about what asking did the first time: more than twice that, and it is not trusted.
+        return confirm(sandbox, steps, deviation, 2 * sandbox.used() + 1.0)
 
     def _unloadable(self, name: str, reason: str, started: float) -> dict:
         message = f"could not load the submission: {reason}"
@@ -259,6 +279,8 @@ def _diagnosis(sandbox: SandboxedSubmission, result: dict) -> dict | None:
     import dataclasses
 
     try:
+        # A fresh child, as `check` probes it: what the tests asked before cannot change the diagnosis.
+        sandbox.restart()
         found = diagnose_submission(sandbox, result["tests"])
     except LoadError:
         return None

@@ -1,7 +1,8 @@
 """The untrusted side: a fork server that loads one submission in a child and answers calls.
 
 Runs inside the sandbox only, standalone on purpose (stdlib only, no imports from the grader):
-the sandbox sees this file and the submission's text, nothing else.
+the sandbox sees this file and the submission's text, nothing else. Its configuration (the
+descriptors of its pipes, the limits) arrives on standard input.
 
 Two processes live here. The server starts first (as root under bubblewrap), sets the rlimits,
 drops to an unprivileged uid, and then only forks: one child per load of the submission. A
@@ -95,8 +96,22 @@ def proc_open(relative, mode="rb"):
     return open(relative, mode, opener=lambda path, flags: os.open(path, flags, dir_fd=PROC[0]))
 
 
+def read_config():
+    """The grader's configuration, from standard input (never the command line, which anyone can read)."""
+    chunks = []
+    while True:
+        part = os.read(0, 65536)
+        if not part:
+            break
+        chunks.append(part)
+    null = os.open("/dev/null", os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    return json.loads(b"".join(chunks))
+
+
 def main():
-    config = json.loads(sys.argv[1])
+    config = read_config()
     ctl_in, ctl_out, req_r, resp_w = config["fds"]
     set_limits(config["limits"])
     if config.get("root"):
@@ -406,7 +421,8 @@ def run_child(init, req_r, resp_w):
         finally:
             swap.after_load()
         fn = namespace.get(function)
-        names = [n for n, v in namespace.items() if not n.startswith("__") and callable(v)][:200]
+        # For "did you mean": bounded, as everything the grader reads is.
+        names = [n[:64] for n, v in namespace.items() if not n.startswith("__") and callable(v)][:200]
         load = {"ok": callable(fn), "defined": function in namespace, "names": names}
         takes = signature_problem(fn, init["positional"], init["keywords"]) if callable(fn) else None
         if takes is not None:
@@ -418,7 +434,7 @@ def run_child(init, req_r, resp_w):
     if os.getpid() != me:
         os._exit(0)
     load.update(out.take())
-    write_answer(resp_w, 0, {"load": load})
+    write_answer(resp_w, init["seq"], {"load": load})
     while True:
         request = read_message(req_r)
         if os.getpid() != me:

@@ -11,6 +11,13 @@ have made exactly these calls and seen exactly these answers, so the leaf's verd
 this submission's verdicts. An answer with no edge is new behaviour: run the tests for real.
 Only the submission's printed output differs between submissions; it is attached per test.
 
+A walk whose calls reached one child in the order a full run makes them gives a full run's
+verdicts even for a submission with a history (a counter, a cache): same calls, same answers.
+A walk that left that order (a restart after a wrong bet, a test run for real in a fresh
+child) is checked: a fresh child is asked the whole run's calls again, from the last point
+where the order held, and must give the same answers. One that does not is graded in full
+(see `confirm`), so the memo never changes a verdict.
+
 Round trips are what a walk costs, so calls go to the sandbox in batches. A batch runs on
 while the next call is certain, and that is the case more often than "the node has one
 child": a class has a few kinds of behaviour (correct, and each common bug), each kind
@@ -27,12 +34,13 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from grader.runner import TestResult, truncate
 from grader.sandbox import Answer, SandboxedSubmission
-from grader.submission import SubmissionError
+from grader.submission import LoadError, SubmissionError
 
 # A budget that ran out depends on the clock, not on the submission's answers: never remembered.
 UNSTABLE = ("not_run",)
@@ -136,6 +144,9 @@ class Memo:
         self.paths: dict[str, list[str]] = {}
         self.surprised = False  # a batch bet wrong, or a test was new: this kind is worth remembering
         self.prefixes: dict[str, list[tuple[list, Answer]]] = {}  # a test to run for real: the calls and answers so far
+        self.walked: dict[str, list[tuple[list, Answer]]] = {}  # a test settled here: its calls and answers
+        # Where the child's calls first left a full run's order: (test index, calls of it made in order).
+        self.deviation: tuple[int, int] | None = None
         self._tests, self._sandbox = tests, sandbox
         self._index, self._node = 0, None
         self._start_test()
@@ -156,6 +167,7 @@ class Memo:
                     # New behaviour: this test runs for real. Its run starts with the answers
                     # seen here, so no call is made (or waited for, or paid from the budget) twice.
                     self.missing.append(tests[step.test])
+                    self._deviate(step.test, len(self._seen) + 1)  # its next call goes to another child
                     if answer.kind not in UNSTABLE:
                         self.prefixes[tests[step.test]] = [*self._seen, (step.node.call, answer)]
                     self.surprised = True
@@ -172,6 +184,7 @@ class Memo:
                     break
                 self._keys.append(key)
                 self._seen.append((step.node.call, answer))
+                made = (step.test, len(self._seen))
                 fits = _narrow(fits, child)
                 if child.verdict is not None:
                     self._finish(child.verdict)
@@ -183,6 +196,7 @@ class Memo:
                         answers.close()
                         sandbox.restart()
                         self.surprised = True
+                        self._deviate(*made)  # the child saw calls a full run does not make
                     break
         return self.known, self.missing, Profile(self.paths)
 
@@ -198,9 +212,14 @@ class Memo:
                 self._finish(root.verdict)
             else:
                 self.missing.append(self._tests[self._index])
+                self._deviate(self._index, 0)
                 self._index += 1
                 self._start_test()
         return True
+
+    def _deviate(self, test: int, made: int) -> None:
+        if self.deviation is None or (test, made) < self.deviation:
+            self.deviation = (test, made)
 
     def _start_test(self) -> None:
         self._outputs: list[str] = []
@@ -213,6 +232,7 @@ class Memo:
             name = self._tests[self._index]
             self.known[name] = TestResult(**verdict, output=truncate("".join(self._outputs)))
             self.paths[name] = self._keys
+            self.walked[name] = self._seen
             self._index, self._node = self._index + 1, None
             self._start_test()
             root = self._root(self._index)
@@ -272,6 +292,59 @@ def _narrow(fits: set[int] | None, child: Node) -> set[int] | None:
     return child.profiles
 
 
+def full_run(tests: list[str], paths: dict[str, list[tuple[list, Answer]]], deviation: tuple[int, int]
+             ) -> tuple[list[tuple[list, Answer]], int]:
+    """The calls a full run makes, in order, with the answers the verdicts came from; and where `deviation` is in it.
+
+    It ends where the budget ran out: from there on nothing is a submission's answer.
+    """
+    steps: list[tuple[list, Answer]] = []
+    at = None
+    for index, test in enumerate(tests):
+        if index == deviation[0]:
+            at = len(steps) + deviation[1]
+        for call, answer in paths.get(test, []):
+            if answer.kind in UNSTABLE:
+                return steps, len(steps) if at is None else at
+            steps.append((call, answer))
+    return steps, len(steps) if at is None else at
+
+
+def confirm(sandbox: SandboxedSubmission, steps: list[tuple[list, Answer]], deviation: int, seconds: float) -> bool:
+    """Whether a fresh child, asked a full run's calls in order, gives the same answers (printed output too).
+
+    Up to `deviation` the calls reached the child in a full run's order, so only the part of
+    the run from the last fresh child before it is asked again (a full run starts a fresh child
+    after each timeout or crash, and so does the sandbox). This is the grader's own check: it
+    is not paid from the submission's budget, and gives up (False) after `seconds`.
+    """
+    if deviation >= len(steps):
+        return True  # every call of the run reached the child in order
+    start = 0
+    for index, (_, answer) in enumerate(steps[:deviation]):
+        if answer.kind in ENDS_TEST:
+            start = index + 1
+    deadline = time.monotonic() + seconds
+    with sandbox.uncharged():
+        try:
+            sandbox.restart()
+        except LoadError:
+            return False
+        at = start
+        while at < len(steps):
+            batch_start = at
+            answers = sandbox.evaluate([call for call, _ in steps[at:]])
+            for got in answers:  # it ends early after a timeout or a crash, as in the run
+                want = steps[at][1]
+                at += 1
+                if got.key() != want.key() or got.output != want.output or time.monotonic() > deadline:
+                    answers.close()
+                    return False
+            if at == batch_start:
+                return False
+    return True
+
+
 def current_test() -> str:
     """The running test's name, from the variable pytest keeps up to date."""
     nodeid = os.environ.get("PYTEST_CURRENT_TEST", "")
@@ -289,6 +362,7 @@ class Recorder:
     def __init__(self, sandbox: SandboxedSubmission, prefixes: dict[str, list[tuple[list, Answer]]] | None = None):
         self.sandbox = sandbox
         self.calls: dict[str, list[Call]] = {}
+        self.answers: dict[str, list[tuple[list, Answer]]] = {}  # the same calls, with whole answers
         self.unstable: set[str] = set()
         self._hung: dict[str, SubmissionError] = {}
         # Per test, the calls (and answers) the replay already made: the run makes them again
@@ -311,6 +385,7 @@ class Recorder:
         if answer.kind in UNSTABLE:
             self.unstable.add(test)
         self.calls.setdefault(test, []).append(Call(call, answer.key()))
+        self.answers.setdefault(test, []).append((call, answer))
         if answer.output:
             sys.stdout.write(answer.output)
         try:

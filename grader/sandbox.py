@@ -14,6 +14,7 @@ import hashlib
 import itertools
 import json
 import os
+import secrets
 import select
 import shutil
 import signal
@@ -23,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -34,7 +36,13 @@ from grader.submission import LoadError, SubmissionError, missing_function_messa
 
 CHILD = Path(__file__).with_name("jail_child.py")
 PYTHON_PREFIX = Path(sys.base_prefix).resolve()
-MESSAGE_LIMIT = 64 * 1024 * 1024
+# What the trusted side reads from pipes the submission can write on is capped: no line, string
+# or message it sends can make the grader hold more than this (the child never sends more).
+LINE_LIMIT = 256 * 1024  # one answer line (the child's largest, a traceback of 4000 characters, is under 50 KB)
+CONTROL_LIMIT = 64 * 1024  # one control message of the fork server (an event: a few dozen bytes)
+READ_SIZE = 64 * 1024  # bytes read from the answer pipe at once
+STR_LIMIT = 1000  # characters of a string answer (the child cuts its strings there)
+ERROR_LIMIT, TRACEBACK_LIMIT, OUTPUT_LIMIT = 2000, 8000, 2000  # characters (the child sends at most 1000, 4000, 400)
 LOAD_TIMEOUT = 10.0
 SLOW_CALL = 0.25  # seconds after which a call counts as stalled (it probably hangs)
 YIELDING_NICE = 19  # the niceness of a stalled call's processes
@@ -76,7 +84,10 @@ class Answer:
     _key: str = field(default="", repr=False, compare=False)  # key(), when known in advance
 
     def key(self) -> str:
-        """Everything a verdict can depend on (not the printed output). Distinct answers, distinct keys."""
+        """Everything a verdict can depend on (not the printed output). Distinct answers, distinct keys.
+
+        A long key is kept as its hash: the memo holds one per call it remembers.
+        """
         if self._key:
             return self._key
         if self.ok:
@@ -84,8 +95,10 @@ class Answer:
             if type(value) is dict:  # {"float": text} or {"opaque": name}: the common case, made cheap
                 ((tag, text),) = value.items()
                 return f"{tag[0]}:{text}"
-            return "v:" + json.dumps(value)
-        return json.dumps(["e", self.kind, self.error, self.traceback])
+            key = "v:" + json.dumps(value)
+        else:
+            key = json.dumps(["e", self.kind, self.error, self.traceback])
+        return key if len(key) <= 200 else "#" + hashlib.sha256(key.encode()).hexdigest()
 
     def result(self) -> Any:
         if self.ok:
@@ -520,7 +533,7 @@ class Jail:
             # Without a uid of its own, RLIMIT_NPROC counts all of the grader user's processes.
             config["limits"]["RLIMIT_NPROC"] = _own_process_count() + self.limits.processes
         python = PYTHON if self.mode == "bubblewrap" or not root else _python_for_others()
-        command = [str(python), "-I", "-S", "/jail/jail_child.py", json.dumps(config)]
+        command = [str(python), "-I", "-S", "/jail/jail_child.py"]
         if self.mode == "separate-uid":
             hide(kit_paths())  # unless the command already hid them (and more)
             self.root = config["root"] = str(separate_root(python))
@@ -539,11 +552,14 @@ class Jail:
             if root:
                 # The server drops to the jail's uid itself, as under bubblewrap.
                 config["own_uid"] = True
-                argv[-1] = json.dumps(config)
-        self.proc = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            pass_fds=inner, start_new_session=True, env={"PATH": "/usr/bin:/bin"}, **popen_extra,
-        )
+        stdin = _config_pipe(config)
+        try:
+            self.proc = subprocess.Popen(
+                argv, stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                pass_fds=inner, start_new_session=True, env={"PATH": "/usr/bin:/bin"}, **popen_extra,
+            )
+        finally:
+            os.close(stdin)
         for fd in inner:
             os.close(fd)
         self.fds = [self.ctl_w, self.ctl_r, self.req_w, self.resp_r]
@@ -701,7 +717,7 @@ class SandboxedSubmission:
                     self._answers.clear()
                     self._answers_at = 0
                     self._send(self._ctl_w, {"op": "spawn"})
-                    event = self._control(lambda e: e.get("event") == "spawned", LOAD_TIMEOUT)
+                    event = self._control(lambda e: e.get("event") == "spawned" and type(e.get("pid")) is int, LOAD_TIMEOUT)
             except (OSError, ProtocolError):
                 event = None
             if event is not None:
@@ -711,29 +727,35 @@ class SandboxedSubmission:
         if event is None:
             raise LoadError("the sandbox did not start")
         self._child, self._exit = event["pid"], None
-        self._seq = 0
+        # Every request has a number nobody can guess, so an answer written ahead is refused.
+        self._seq = secrets.randbits(62)
         positional, keywords = _parameters(self.signature)
+        limit, by_budget = self._load_time_limit()
+        load: Any = None
         try:
             # The code goes to the child alone: the server never holds a submission.
             self._send(self._req_w, {"source": self.source, "filename": self.filename, "function": self.function,
-                                     "positional": positional, "keywords": keywords})
+                                     "positional": positional, "keywords": keywords, "seq": self._seq},
+                       deadline=spawning + limit)
+            payload = self._read_answer(self._seq, max(spawning + limit - time.monotonic(), 0.0))
+            if payload is not None:
+                load = _parse_load(payload)
+        except TimeoutError:
+            pass  # it did not even read its code in time
         except OSError:
             raise LoadError("the sandbox did not start") from None
-        load: Any = None
-        try:
-            payload = self._read_answer(0, self._load_time_limit())
-            if payload is not None:
-                load = _parse_message(payload[2:]).get("load", "malformed") if payload.startswith(b"j:") else "malformed"
         except ProtocolError:
             load = "malformed"
         self._used += time.monotonic() - spawning
         if load is None:
             if self._exit:
                 raise LoadError(f"loading the file crashed the process ({_exit_text(self._exit)})")
-            raise LoadError(f"loading the file took longer than {self._load_time_limit():g} s")
+            if by_budget:
+                raise LoadError(f"loading the file used up the time budget of {self.budget:g} s")
+            raise LoadError(f"loading the file took longer than {limit:g} s")
         if not isinstance(load, dict):
             raise LoadError("the sandbox sent a malformed answer while loading the file")
-        self.load_output = _output_text(load)
+        self.load_output = load["output"]
         if not load.get("ok"):
             if isinstance(load.get("signature"), str):
                 raise LoadError(f"{self.function} takes {load['signature'][:200]}, but the tests call "
@@ -741,16 +763,24 @@ class SandboxedSubmission:
             if isinstance(load.get("error"), str):
                 raise LoadError(load["error"][:2000])
             if not load.get("defined"):
-                names = [n for n in load.get("names", []) if isinstance(n, str)]
-                raise LoadError(missing_function_message(names, self.function))
+                raise LoadError(missing_function_message(load["names"], self.function))
             raise LoadError(f"{self.function!r} is defined but is not a function")
 
-    def _load_time_limit(self) -> float:
-        return max(self.timeout * 5, 5.0)
+    def _load_time_limit(self) -> tuple[float, bool]:
+        """Seconds a load may take, and whether the submission's budget is what sets them."""
+        limit = max(self.timeout * 5, 5.0)
+        remaining = self._remaining()
+        if remaining is not None and remaining < limit:
+            return max(remaining, 0.0), True
+        return limit, False
 
     def restart(self) -> None:
         """A fresh child (the state the last one built up is gone); strays are killed."""
-        self._spawn()
+        try:
+            self._spawn()
+        except LoadError:
+            if not self.spent():
+                raise  # else the next call says the budget is spent
 
     def sweep(self) -> None:
         """Kill any process the submission left running, keeping the child that answers calls."""
@@ -772,7 +802,8 @@ class SandboxedSubmission:
         """Answers to `calls`, made in order in the current child, as they arrive.
 
         A call that times out, crashes or runs past the budget yields that answer, and the
-        rest of the batch is not made; the next call goes to a fresh child.
+        rest of the batch is not made; the next call goes to a fresh child. So does an answer
+        that is malformed: too long, or to a call that was never made.
         """
         if not calls:
             return
@@ -780,53 +811,76 @@ class SandboxedSubmission:
         if remaining is not None and remaining <= 0:
             yield self._budget_answer()
             return
-        self._seq += 1
+        self._seq = secrets.randbits(62)
+        limit, by_budget = self._call_limit()
+        started = time.monotonic()
         try:
-            self._send(self._req_w, {"seq": self._seq, "calls": calls})
+            # Writing the request is part of the first call: a child that stops reading hangs it.
+            self._send(self._req_w, {"seq": self._seq, "calls": calls}, deadline=started + limit)
+        except TimeoutError:
+            yield self._late(by_budget)
+            return
         except OSError:
             yield self._crashed()
             return
+        finally:
+            self._used += time.monotonic() - started
+        first = started + limit  # the first answer's deadline, which the request's writing used a part of
         done = 0
         while done < len(calls):
-            # Fast path: an answer already read (the child runs ahead of us in a batch).
-            payload = self._buffered(self._seq)
-            if payload is not None:
-                try:
-                    answer = _answer_from(payload)
-                except ProtocolError as exc:
-                    yield self._failed("crash", f"the submission's process sent a malformed answer ({exc})")
-                    return
-                done += 1
-                yield answer
-                continue
-            limit, by_budget = self.timeout, False
-            remaining = self._remaining()
-            if remaining is not None and remaining < limit:
-                limit, by_budget = max(remaining, 0.0), True
-            waited = time.monotonic()
             try:
-                payload = self._read_answer(self._seq, limit)
-                answer = None if payload is None else _answer_from(payload)
+                # Fast path: an answer already read (the child runs ahead of us in a batch).
+                payload = self._buffered(self._seq)
+                if payload is None:
+                    if done == 0:
+                        limit = max(first - time.monotonic(), 0.0)
+                    else:
+                        limit, by_budget = self._call_limit()
+                    waited = time.monotonic()
+                    try:
+                        payload = self._read_answer(self._seq, limit)
+                    finally:
+                        self._used += time.monotonic() - waited
+                    if payload is None:
+                        yield self._crashed() if self._exit is not None else self._late(by_budget)
+                        return
+                answer = _answer_from(payload)
             except ProtocolError as exc:
                 yield self._failed("crash", f"the submission's process sent a malformed answer ({exc})")
                 return
-            finally:
-                self._used += time.monotonic() - waited
-            if answer is None:
-                if self._exit is not None:
-                    yield self._crashed()
-                elif by_budget:
-                    yield self._failed("not_run", self._budget_text())
-                else:
-                    yield self._failed("timeout", f"the call took longer than {self.timeout:g} s")
-                return
             done += 1
             yield answer
+
+    def _call_limit(self) -> tuple[float, bool]:
+        """Seconds the next call may take, and whether the submission's budget is what sets them."""
+        remaining = self._remaining()
+        if remaining is not None and remaining < self.timeout:
+            return max(remaining, 0.0), True
+        return self.timeout, False
+
+    def _late(self, by_budget: bool) -> Answer:
+        if by_budget:
+            return self._failed("not_run", self._budget_text())
+        return self._failed("timeout", f"the call took longer than {self.timeout:g} s")
+
+    @contextmanager
+    def uncharged(self) -> Iterator[None]:
+        """Calls the grader makes for its own sake (to check the memo): no budget, and not paid from it."""
+        used, budget = self._used, self.budget
+        self.budget = None
+        try:
+            yield
+        finally:
+            self._used, self.budget = used, budget
 
     def _remaining(self) -> float | None:
         # The budget counts the submission's own time (loads and calls), not the tests' work on
         # the trusted side, so a busy grading machine does not eat into a student's budget.
         return None if not self.budget else self.budget - self._used
+
+    def used(self) -> float:
+        """Seconds the submission has used so far: its loads and calls."""
+        return self._used
 
     def spent(self) -> str | None:
         """Why no further call can be made: the submission used up its time budget (None while it has some)."""
@@ -854,8 +908,8 @@ class SandboxedSubmission:
 
     # ------------------------------------------------------------ wire
 
-    def _send(self, fd: int, message: dict) -> None:
-        _send(fd, message)
+    def _send(self, fd: int, message: dict, deadline: float | None = None) -> None:
+        _send(fd, message, deadline)
 
     def _control(self, wanted, timeout: float) -> dict | None:
         """Read control events until one is `wanted`; remembers the child's exit on the way."""
@@ -904,15 +958,15 @@ class SandboxedSubmission:
                     hook()
                 continue
             if self._resp_r in ready:
-                part = os.read(self._resp_r, 1 << 20)
+                # Read only while no whole line is buffered, a bounded amount at a time: what the
+                # grader holds stays under a line and a read, whatever the child writes.
+                part = os.read(self._resp_r, READ_SIZE)
                 if not part:
                     return None
                 if self._answers_at:
                     del self._answers[: self._answers_at]  # once per read, not once per line
                     self._answers_at = 0
                 self._answers += part
-                if len(self._answers) > MESSAGE_LIMIT and b"\n" not in self._answers:
-                    raise ProtocolError("message too large")
                 continue
             if self._ctl_r in ready:
                 event = self._read_message(self._ctl_r, deadline)
@@ -927,32 +981,35 @@ class SandboxedSubmission:
                     return None
 
     def _buffered(self, seq: int) -> bytes | None:
-        """The payload of the next answer to request `seq` among the lines read so far; None if none is whole yet.
+        """The payload of the next answer line read so far (after "SEQ "); None if no line is whole yet.
 
         The child writes a line per answer ("SEQ PAYLOAD") as soon as it has it, so the answers
         before a call that hangs are never held back; reading whatever the pipe holds at once
-        keeps that cheap here. Lines of abandoned requests are dropped on the way.
+        keeps that cheap here. Every line must answer the request in flight: one for another
+        request (a guess, one written ahead, one too many for the last request) is malformed.
         """
+        end = self._answers.find(b"\n", self._answers_at)
+        if (end if end >= 0 else len(self._answers)) - self._answers_at > LINE_LIMIT:
+            raise ProtocolError(f"an answer line longer than {LINE_LIMIT} bytes")
+        if end < 0:
+            return None
+        line = bytes(self._answers[self._answers_at : end])
+        self._answers_at = end + 1
+        if self._answers_at == len(self._answers):
+            self._answers.clear()
+            self._answers_at = 0
         mine = b"%d " % seq
-        while True:
-            end = self._answers.find(b"\n", self._answers_at)
-            if end < 0:
-                return None
-            line = bytes(self._answers[self._answers_at : end])
-            self._answers_at = end + 1
-            if self._answers_at == len(self._answers):
-                self._answers.clear()
-                self._answers_at = 0
-            if line.startswith(mine):
-                return line[len(mine) :]
+        if not line.startswith(mine):
+            raise ProtocolError("an answer to a call that was never made")
+        return line[len(mine) :]
 
     def _read_message(self, fd: int, deadline: float) -> dict | None:
         head = self._read_exact(fd, 4, deadline)
         if head is None:
             return None
         size = struct.unpack(">I", head)[0]
-        if size > MESSAGE_LIMIT:
-            raise ProtocolError("message too large")
+        if size > CONTROL_LIMIT:
+            raise ProtocolError("control message too large")
         body = self._read_exact(fd, size, deadline)
         if body is None:
             return None
@@ -1004,12 +1061,41 @@ class SandboxedSubmission:
 # ---------------------------------------------------------------- helpers
 
 
-def _send(fd: int, message: dict) -> None:
+def _send(fd: int, message: dict, deadline: float | None = None) -> None:
+    """Write one length-prefixed message; TimeoutError if the reader has not taken it all by `deadline`."""
     data = json.dumps(message).encode()
-    data = struct.pack(">I", len(data)) + data
+    _write_all(fd, struct.pack(">I", len(data)) + data, time.monotonic() + 2.0 if deadline is None else deadline)
+
+
+def _write_all(fd: int, data: bytes, deadline: float) -> None:
+    """Write `data` without ever blocking past `deadline` (TimeoutError then).
+
+    A submission can shrink a pipe it reads to one page and stop reading: a blocking write
+    of a large request would then hold the grader forever, budget or not.
+    """
+    if os.get_blocking(fd):
+        os.set_blocking(fd, False)
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([], [fd], [], left)[1]:
+                raise TimeoutError("the sandbox stopped reading") from None
+
+
+def _config_pipe(config: dict) -> int:
+    """A pipe holding the jail server's configuration, to be its standard input.
+
+    Not on its command line: every process can read a command line, in the jail and out.
+    """
+    read, write = os.pipe()
+    try:
+        _write_all(write, json.dumps(config).encode(), time.monotonic() + 2.0)  # a few hundred bytes: never waits
+    finally:
+        os.close(write)
+    return read
 
 
 def _parse_message(body: bytes) -> dict:
@@ -1071,18 +1157,27 @@ def _exit_text(status: dict) -> str:
     if "signal" in status:
         return f"killed by {status.get('name')}: {status.get('text')}"[:200]
     if "exit" in status:
-        return f"exit status {status['exit']}"
+        return f"exit status {status['exit']}"[:200]
     return str(status.get("text", "it ended"))[:200]
 
 
 def _output_text(raw: dict) -> str:
     text, size = raw.get("output", ""), raw.get("output_size", 0)
-    if not isinstance(text, str) or not isinstance(size, int):
-        return ""
+    if type(text) is not str or type(size) is not int or len(text) > OUTPUT_LIMIT or not 0 <= size < 2**63:
+        raise ProtocolError("malformed printed output")
     shown = len(text.encode("utf-8", "replace"))
     if size > shown:
         text += f"\n... [{size - shown} more bytes cut, {size} printed in all]\n"
     return text
+
+
+def _parse_load(payload: bytes) -> dict:
+    """The load answer's fields, checked: its printed output as text, and the names it defined."""
+    load = _parse_message(payload[2:]).get("load") if payload.startswith(b"j:") else None
+    if not isinstance(load, dict) or not isinstance(load.get("names", []), list):
+        raise ProtocolError("not a load answer")
+    names = [n[:100] for n in load.get("names", [])[:200] if isinstance(n, str)]
+    return {**load, "output": _output_text(load), "names": names}
 
 
 _FLOATS: dict[bytes, Answer] = {}  # "f:REPR" payloads already checked: a class repeats a few thousand
@@ -1118,15 +1213,17 @@ def _parse_answer(raw: Any) -> Answer:
         _check_value(value)
         return Answer(True, value=value, output=output)
     error, trace = raw.get("error"), raw.get("traceback", "")
-    if not isinstance(error, str) or not isinstance(trace, str):
+    if type(error) is not str or type(trace) is not str or len(error) > ERROR_LIMIT or len(trace) > TRACEBACK_LIMIT:
         raise ProtocolError("malformed error")
-    return Answer(False, kind="exception", error=error[:2000], traceback=trace[:8000], output=output)
+    return Answer(False, kind="exception", error=error, traceback=trace, output=output)
 
 
 def _check_value(value: Any) -> None:
     if value is None or type(value) in (bool, int, str):
         if type(value) is int and not -(2**63) < value < 2**63:
             raise ProtocolError("integer out of range")
+        if type(value) is str and len(value) > STR_LIMIT:
+            raise ProtocolError("a string longer than any answer")
         return
     if type(value) is dict and len(value) == 1:
         (tag, text), = value.items()

@@ -1,0 +1,247 @@
+"""The answer pipe: what a submission that writes on it directly can and cannot do to the grader.
+
+A submission runs in the process that writes the answers, so it can always find the pipe
+(here through the jail child's frames). The trusted side must bound what it reads, refuse
+answers to calls it never made, and never wait on the submission past its time limits.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import pytest
+
+from grader.sandbox import SandboxedSubmission
+from grader.submission import SubmissionError
+
+from conftest import KIT_ROOT
+
+# The jail child's own variables, from any frame below its loop: the pipes and the request.
+CHILD_LOCALS = (
+    "import sys, os, json, time, threading\n"
+    "def child():\n"
+    "    f = sys._getframe()\n"
+    "    while 'resp_w' not in f.f_locals:\n"
+    "        f = f.f_back\n"
+    "    return f.f_locals\n"
+    "def forge(line, fd=None):\n"
+    "    fd = child()['resp_w'] if fd is None else fd\n"
+    "    data = line.encode() if isinstance(line, str) else line\n"
+    "    while data:\n"
+    "        data = data[os.write(fd, data):]\n"
+)
+
+
+def jail(source: str, **kwargs) -> SandboxedSubmission:
+    return SandboxedSubmission("student.py", source=CHILD_LOCALS + textwrap.dedent(source), **kwargs)
+
+
+def malformed(box: SandboxedSubmission, *args) -> str:
+    with pytest.raises(SubmissionError) as caught:
+        box.meteor_score(*args)
+    assert caught.value.kind == "crash" and "malformed answer" in caught.value.message, caught.value.message
+    return caught.value.message
+
+
+def test_the_config_and_descriptors_are_not_on_any_command_line_in_the_jail():
+    source = """
+    def meteor_score(r, c, **k):
+        lines = [repr(sys.argv)]
+        for pid in os.listdir('/proc'):
+            try:
+                lines.append(open(f'/proc/{pid}/cmdline', 'rb').read().decode(errors='replace'))
+            except OSError:
+                pass
+        return ' | '.join(lines)[:900]
+    """
+    with jail(source) as box:
+        seen = box.meteor_score("", "")
+    assert "jail_child.py" in seen  # the command lines were readable
+    assert "fds" not in seen and "RLIMIT" not in seen and "{" not in seen, seen
+
+
+def test_an_answer_line_that_never_ends_is_malformed_and_read_no_further():
+    source = """
+    def meteor_score(r, c, **k):
+        if r == 'flood':
+            forge(b'x' * (8 << 20))
+        return 0.5
+    """
+    with jail(source, timeout=5.0) as box:
+        started = time.monotonic()
+        malformed(box, "flood", "")
+        assert time.monotonic() - started < 4.0  # refused on reading, not at the time limit
+        assert box.meteor_score("", "") == 0.5  # a fresh child took over
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    ids=["string", "output", "error", "output size"],
+    argvalues=[
+        ("value", "x" * 100_000),  # the child never sends a string longer than 1000 characters
+        ("output", "y" * 100_000),  # nor more than 400 bytes of printed output
+        ("error", "z" * 100_000),
+        ("output_size", 10**40),
+    ],
+)
+def test_a_forged_answer_longer_than_the_child_ever_sends_is_malformed(field, value):
+    answer = {"ok": True, "value": {"float": "0.5"}} if field != "error" else {"ok": False, "error": "", "traceback": ""}
+    answer[field] = value
+    if field.startswith("output"):
+        answer.setdefault("output", "printed")
+        answer.setdefault("output_size", 7)
+    source = f"""
+    def meteor_score(r, c, **k):
+        forge(str(child()['request']['seq']) + ' j:' + json.dumps({answer!r}) + '\\n')
+        time.sleep(0.5)  # the forged line is read before the child's own
+        return 0.5
+    """
+    with jail(source) as box:
+        malformed(box, "", "")
+
+
+@pytest.mark.parametrize(
+    "how, code",
+    ids=["wrong sequence number", "more answers than calls", "written ahead"],
+    argvalues=[
+        # A line for a request that does not exist.
+        ("wrong sequence number", "forge('999999 f:0.5\\n')"),
+        # The current request's number, one answer too many: the next call finds it.
+        ("more answers than calls", "forge(str(child()['request']['seq']) + ' f:0.75\\n')"),
+        # Answers to the next requests, guessed and written ahead by a helper thread.
+        ("written ahead", "(lambda fd: threading.Thread(target=lambda: [time.sleep(0.2), "
+                          "forge(''.join(f'{s} f:0.5\\n' for s in range(1, 50)), fd)]).start())(child()['resp_w'])"),
+    ],
+)
+def test_an_answer_to_a_call_never_made_is_malformed(how, code):
+    source = f"""
+    calls = [0]
+    def meteor_score(r, c, **k):
+        calls[0] += 1
+        if calls[0] == 1:
+            {code}
+        else:
+            time.sleep(0.5)
+        return 0.25
+    """
+    with jail(source, timeout=2.0) as box:
+        answers = []
+        for _ in range(2):
+            try:
+                answers.append(box.meteor_score("", ""))
+            except SubmissionError as exc:
+                answers.append(exc.message)
+    assert any("malformed answer" in str(a) for a in answers), answers
+    assert 0.5 not in answers
+
+
+def test_a_submission_that_stops_reading_its_requests_cannot_block_the_grader():
+    # It shrinks the request pipe to one page and never reads again: a large batch cannot be written.
+    source = """
+    import fcntl
+    fcntl.fcntl(child()['req_r'], 1031, 4096)  # F_SETPIPE_SZ
+    os.read = lambda *a: time.sleep(3600)
+    def meteor_score(r, c, **k):
+        return 0.5
+    """
+    calls = [[["the cat sat on the mat " * 4, "a cat sat on a mat " * 4], {}]] * 400
+    with jail(source, timeout=1.0) as box:
+        done: list = []
+        started = time.monotonic()
+        thread = threading.Thread(target=lambda: done.append(list(box.evaluate(calls))), daemon=True)
+        thread.start()
+        thread.join(timeout=20)
+        took = time.monotonic() - started
+        assert done, "the grader was still blocked writing the request after 20 s"
+    ((answer,),) = done
+    assert answer.kind == "timeout" and took < 3.0, (answer, took)
+
+
+def test_grading_a_submission_that_stops_reading_ends_within_its_budget(tmp_path):
+    """The memo sends a whole remembered run as one batch: the grader must not block on it."""
+    from grader.grade import Grader, Settings, Spec
+    from grader.partial_run import catalogue, freeze_hypothesis_constants
+
+    freeze_hypothesis_constants()
+    reference = (KIT_ROOT / "solutions" / "reference.py").read_text()
+    (tmp_path / "a.py").write_text(reference)
+    (tmp_path / "b.py").write_text(
+        reference + CHILD_LOCALS + "import fcntl\nfcntl.fcntl(child()['req_r'], 1031, 4096)\n"
+        "os.read = lambda *a: time.sleep(3600)\n"
+    )
+    grader = Grader(Settings(timeout=1.0, budget=3.0), catalogue())
+    try:
+        grader.grade(Spec("a.py", tmp_path / "a.py"))
+        done: list = []
+        started = time.monotonic()
+        thread = threading.Thread(target=lambda: done.append(grader.grade(Spec("b.py", tmp_path / "b.py"))[0]), daemon=True)
+        thread.start()
+        thread.join(timeout=30)
+        took = time.monotonic() - started
+        assert done, "grading was still blocked after 30 s"
+    finally:
+        grader.close()
+    assert took < 3.0 + 5.0, took
+    assert done[0]["passed"] == 0
+
+
+# ---------------------------------------------------------------- memory
+
+FLOOD = CHILD_LOCALS + """
+n = [0]
+def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):
+    n[0] += 1
+    seq = child()['request']['seq']
+    if n[0] <= 150:
+        how = len(reference) % 3
+        if how == 0:
+            forge(b'x' * (48 << 20))  # a line that never ends
+        elif how == 1:
+            forge(f"{seq} j:{json.dumps({'ok': True, 'value': 'v' * (1 << 20)})}\\n")
+        else:
+            output = {'ok': True, 'value': {'float': '0.5'}, 'output': 'o' * (1 << 20), 'output_size': 1 << 20}
+            forge(f'{seq} j:{json.dumps(output)}\\n')
+        time.sleep(0.05)  # the forged line is read before the child's own
+    return 0.5
+"""
+
+PEAK = """
+import json, resource, sys
+from pathlib import Path
+from grader.grade import Grader, Settings, Spec
+from grader.partial_run import catalogue, freeze_hypothesis_constants
+
+freeze_hypothesis_constants()
+grader = Grader(Settings(timeout=2.0, budget=60.0), catalogue())
+peaks = {}
+for name in sys.argv[1:]:
+    result = grader.grade(Spec(Path(name).name, Path(name)))[0]
+    peaks[Path(name).stem] = [resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024, result["passed"]]
+grader.close()
+print(json.dumps(peaks))
+"""
+
+
+def worker_peaks(tmp_path, files: dict[str, str]) -> dict:
+    for name, text in files.items():
+        (tmp_path / f"{name}.py").write_text(text)
+    run = subprocess.run([sys.executable, "-c", PEAK, *(str(tmp_path / f"{n}.py") for n in files)],
+                         capture_output=True, text=True, timeout=600, cwd=KIT_ROOT)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout.splitlines()[-1])
+
+
+def test_a_grading_worker_stays_small_whatever_a_submission_writes_on_the_answer_pipe(tmp_path):
+    reference = (KIT_ROOT / "solutions" / "reference.py").read_text()
+    peaks = worker_peaks(tmp_path, {"reference": reference, "flood": FLOOD, "after": reference})
+    (before, _), (flooded, passed), (after, again) = peaks["reference"], peaks["flood"], peaks["after"]
+    print(f"worker peak RSS: {before} MB after the reference, {flooded} MB after the flood")
+    # 48 MiB in one line and 150 answers of 1 MiB reached the pipe; a few MB may be the memo's new paths.
+    assert flooded - before < 30, peaks
+    assert passed < again

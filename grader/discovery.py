@@ -238,8 +238,6 @@ def read_capped(spec: Spec) -> bytes:
                 chunks.append(chunk)
                 size += len(chunk)
     except OSError as exc:
-        if exc.errno == getattr(os, "ELOOP", 40):
-            raise ReadError(_link_reason(None, os.path.join(root, *parts))) from None
         raise ReadError(f"cannot read the file: {exc.strerror}") from None
     if size > MAX_BYTES:
         # stat's size is only quoted, never trusted: a file that grows, or /proc's, reports less.
@@ -252,9 +250,14 @@ def read_capped(spec: Spec) -> bytes:
 def _opened(root: str, parts: tuple[str, ...]) -> Iterator[int]:
     fds = [os.open(root, _DIR_FLAGS)]
     try:
-        for part in parts[:-1]:
-            fds.append(os.open(part, _DIR_FLAGS, dir_fd=fds[-1]))
-        fds.append(os.open(parts[-1], _FILE_FLAGS, dir_fd=fds[-1]))
+        for index, part in enumerate(parts):
+            try:
+                fds.append(os.open(part, _DIR_FLAGS if index < len(parts) - 1 else _FILE_FLAGS, dir_fd=fds[-1]))
+            except OSError:
+                # O_NOFOLLOW refused a link (ELOOP, or ENOTDIR for a directory): say so.
+                if stat.S_ISLNK(os.stat(part, dir_fd=fds[-1], follow_symlinks=False).st_mode):
+                    raise ReadError(_link_reason(fds[-1], part)) from None
+                raise
         yield fds[-1]
     finally:
         for fd in fds:

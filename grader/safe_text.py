@@ -65,8 +65,11 @@ def for_terminal(text: str, one_line: bool = False) -> str:
 
 
 def for_csv(text: str) -> str:
-    """A spreadsheet cell that is never read as a formula (OWASP's advice: prefix a quote)."""
-    text = valid(str(text))
+    """A spreadsheet cell that is never read as a formula (OWASP's advice: prefix a quote).
+
+    Control characters are written out too: a CSV file is often read with `cat`.
+    """
+    text = for_terminal(text, one_line=True)
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from grader.notebook import NotebookError, extract
-from grader.safe_text import path_text
+from grader.safe_text import for_terminal, path_text
 
 MAX_BYTES = 1_000_000
 SUFFIXES = (".py", ".ipynb")
@@ -168,7 +168,7 @@ def _link_reason(dir_fd: int | None, name: str) -> str:
         target = os.readlink(name, dir_fd=dir_fd)
     except OSError:
         target = "?"
-    shown = path_text(target)
+    shown = for_terminal(path_text(target), one_line=True)  # the reason stays one line
     if len(shown) > 200:
         shown = shown[:200] + "..."
     return f"it is a symbolic link (to {shown}); grading never follows links, so submit the file itself"
@@ -248,7 +248,12 @@ def read_capped(spec: Spec) -> bytes:
 
 @contextmanager
 def _opened(root: str, parts: tuple[str, ...]) -> Iterator[int]:
-    fds = [os.open(root, _DIR_FLAGS)]
+    try:
+        fds = [os.open(root, _DIR_FLAGS)]
+    except OSError:
+        if os.path.islink(root):  # a file named on the command line, in a folder that is a link
+            raise ReadError(f"its folder {_link_reason(None, root).removeprefix('it ')}") from None
+        raise
     try:
         for index, part in enumerate(parts):
             try:

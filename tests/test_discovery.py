@@ -40,6 +40,8 @@ def test_a_link_is_listed_with_its_reason_and_never_read(tmp_path, kit_root):
         assert specs[name].path is None and "symbolic link" in specs[name].problem
         assert prepare(specs[name]).source == ""
     assert "(to /etc/shadow)" in specs["shadow.py"].problem
+    (klass / "odd.py").symlink_to("/x\n\x1b[2J")
+    assert "(to /x\\n\\e[2J)" in by_name(discover([str(klass)]))["odd.py"].problem  # one line, inert
     assert prepare(specs["alice.py"]).source == CORRECT
 
 
@@ -49,6 +51,24 @@ def test_a_link_named_on_the_command_line_is_refused_too(tmp_path, kit_root):
     specs = discover([str(tmp_path / "meteor.py"), str(tmp_path / "class") + "/"])
     assert [(s.name, s.path) for s in specs] == [("meteor.py", None), ("class", None)]
     assert all("symbolic link" in s.problem for s in specs)
+
+
+def test_a_file_named_inside_a_linked_folder_is_refused(tmp_path, kit_root):
+    (tmp_path / "eve").symlink_to(kit_root / "solutions")
+    [spec] = discover([str(tmp_path / "eve" / "reference.py")])  # what `grade class/*/*.py` expands to
+    problem = prepare(spec).problem
+    assert problem.startswith("its folder is a symbolic link (to ") and prepare(spec).source == ""
+
+
+def test_folders_nested_too_deep_are_reported_not_walked(tmp_path):
+    deep = tmp_path.joinpath(*[f"d{i}" for i in range(20)])
+    deep.mkdir(parents=True)
+    (deep / "meteor.py").write_text(CORRECT)
+    (tmp_path / "d0" / "x.py").write_text(CORRECT)
+    [first, *rest] = discover([str(tmp_path)])
+    assert first.name == "d0/x.py" and len(rest) == 1
+    assert rest[0].problem == "folders nested more than 12 deep are not searched"
+    assert rest[0].name == "/".join(f"d{i}" for i in range(13))
 
 
 def test_two_links_to_the_folder_itself_do_not_hang(tmp_path):

@@ -59,7 +59,7 @@ def discover(paths: list[str]) -> list[Spec]:
             raise UsageError(f"no such file or directory: {text}") from None
         name = path_text(os.path.basename(plain))
         if stat.S_ISLNK(info.st_mode):
-            specs.append(_problem(name, plain, name, _link_reason(None, plain)))
+            specs.append(_problem(name, _link_reason(None, plain)))
         elif stat.S_ISDIR(info.st_mode):
             found = _walk_top(plain)
             if not found:
@@ -79,11 +79,11 @@ def file_spec(text: str, info: os.stat_result | None = None) -> Spec:
     try:
         info = info or os.lstat(plain)
     except OSError as exc:
-        return _problem(name, plain, name, f"cannot read the file: {exc.strerror}")
+        return _problem(name, f"cannot read the file: {exc.strerror}")
     if stat.S_ISLNK(info.st_mode):
-        return _problem(name, plain, name, _link_reason(None, plain))
+        return _problem(name, _link_reason(None, plain))
     if not stat.S_ISREG(info.st_mode):
-        return _problem(name, plain, name, _kind_reason(info.st_mode))
+        return _problem(name, _kind_reason(info.st_mode))
     return Spec(name, Path(plain), where=name, root=os.path.dirname(plain) or ".", parts=(os.path.basename(plain),))
 
 
@@ -92,7 +92,7 @@ def _walk_top(top: str) -> list[Spec]:
         fd = os.open(top, _DIR_FLAGS)
     except OSError as exc:
         name = path_text(os.path.basename(top))
-        return [_problem(name, top, name, f"cannot open the directory: {exc.strerror}")]
+        return [_problem(name, f"cannot open the directory: {exc.strerror}")]
     try:
         return _expand(top, fd, (), top=True)
     finally:
@@ -106,34 +106,33 @@ def _expand(root: str, fd: int, parts: tuple[str, ...], top: bool = False) -> li
         with os.scandir(fd) as listing:
             entries = sorted((e for e in listing if not e.name.startswith((".", "__"))), key=lambda e: e.name)
     except OSError as exc:
-        return [_problem(here, os.path.join(root, *parts), here, f"cannot list the directory: {exc.strerror}")]
+        return [_problem(here, f"cannot list the directory: {exc.strerror}")]
     files: list[str] = []
     subdirs: list[str] = []
     problems: list[Spec] = []
     for entry in entries:
         rel = (*parts, entry.name)
         where = "/".join(path_text(p) for p in rel)
-        full = os.path.join(root, *rel)
         try:
             mode = entry.stat(follow_symlinks=False).st_mode
         except OSError as exc:
-            problems.append(_problem(where, full, where, f"cannot read the entry: {exc.strerror}"))
+            problems.append(_problem(where, f"cannot read the entry: {exc.strerror}"))
             continue
         if stat.S_ISLNK(mode):
-            problems.append(_problem(where, full, where, _link_reason(fd, entry.name)))
+            problems.append(_problem(where, _link_reason(fd, entry.name)))
         elif stat.S_ISDIR(mode):
             subdirs.append(entry.name)
         elif stat.S_ISREG(mode):
             if entry.name.endswith(SUFFIXES):
                 files.append(entry.name)
         else:
-            problems.append(_problem(where, full, where, _kind_reason(mode)))
+            problems.append(_problem(where, _kind_reason(mode)))
     if len(files) == 1 and not subdirs and not problems:
         rel = (*parts, files[0])
         name = path_text(files[0]) if top else here
         return [Spec(name, Path(root, *rel), where="/".join(path_text(p) for p in rel), root=root, parts=rel)]
     if not files and not subdirs and not problems:
-        return [] if top else [_problem(here, os.path.join(root, *parts), here, "the directory holds no .py or .ipynb file")]
+        return [] if top else [_problem(here, "the directory holds no .py or .ipynb file")]
     specs = []
     for name in files:
         rel = (*parts, name)
@@ -144,12 +143,12 @@ def _expand(root: str, fd: int, parts: tuple[str, ...], top: bool = False) -> li
         rel = (*parts, name)
         where = "/".join(path_text(p) for p in rel)
         if len(rel) > MAX_DEPTH:
-            specs.append(_problem(where, os.path.join(root, *rel), where, f"folders nested more than {MAX_DEPTH} deep are not searched"))
+            specs.append(_problem(where, f"folders nested more than {MAX_DEPTH} deep are not searched"))
             continue
         try:
             sub = os.open(name, _DIR_FLAGS, dir_fd=fd)
         except OSError as exc:
-            specs.append(_problem(where, os.path.join(root, *rel), where, f"cannot open the directory: {exc.strerror}"))
+            specs.append(_problem(where, f"cannot open the directory: {exc.strerror}"))
             continue
         try:
             specs += _expand(root, sub, rel)
@@ -158,8 +157,9 @@ def _expand(root: str, fd: int, parts: tuple[str, ...], top: bool = False) -> li
     return specs
 
 
-def _problem(name: str, full: str, where: str, reason: str) -> Spec:
-    return Spec(name, None, reason, where=where)
+def _problem(where: str, reason: str) -> Spec:
+    """A row that cannot be graded, named by its path, with the reason."""
+    return Spec(where, None, reason, where=where)
 
 
 def _link_reason(dir_fd: int | None, name: str) -> str:

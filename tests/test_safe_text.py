@@ -76,6 +76,7 @@ def result(name: str, text: str) -> dict:
 
 def test_one_hostile_string_never_stops_the_outputs_from_being_written(tmp_path):
     results = [result(f"s{i}{text}", text) for i, text in enumerate(HOSTILE)]
+    results.append(result("<script>alert(1)</script>", "<img src=x onerror=alert(2)>"))
     results.append(result("=HYPERLINK(\"http://evil\")", "fine"))
     document = {"exercise": "meteor", "isolation": "bubblewrap", "duration": 1.0, "submissions": results}
     write_outputs(tmp_path, document)
@@ -85,7 +86,7 @@ def test_one_hostile_string_never_stops_the_outputs_from_being_written(tmp_path)
     for path in files:
         path.read_bytes().decode("utf-8")  # strict: valid UTF-8 everywhere
     written = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))["submissions"]
-    assert [r["submission"] for r in written][-2] == "s6lone \ufffd and \ufffd"
+    assert [r["submission"] for r in written][-3] == "s6lone \ufffd and \ufffd"
     assert written[0]["tests"][0]["output"] == "\x1b[2J"  # JSON keeps the text (escaped), only surrogates go
     with open(tmp_path / "grades.csv", encoding="utf-8", newline="") as f:
         rows = list(csv.DictReader(f))
@@ -93,6 +94,7 @@ def test_one_hostile_string_never_stops_the_outputs_from_being_written(tmp_path)
     assert all(not UNSAFE.search(cell) for row in rows for cell in row.values())
     report = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "=HYPERLINK(&quot;http://evil&quot;)" in report and '=HYPERLINK("http://evil")' not in report
+    assert "&lt;script&gt;alert(1)" in report and "<script" not in report and "<img" not in report
 
 
 def test_grades_csv_neutralises_the_names_it_is_given():

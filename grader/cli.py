@@ -5,24 +5,30 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
+import stat
 import sys
+from dataclasses import asdict
 from pathlib import Path
+from typing import Callable
 
 from grader import exercise, runner
+from grader.safe_text import clean, for_terminal
 from grader.terminal import render_report
 
 
 def _existing_file(text: str) -> Path:
     path = Path(text)
-    if not path.exists():
-        raise argparse.ArgumentTypeError(f"no such file: {text}")
-    if path.is_dir():
-        raise argparse.ArgumentTypeError(f"{text} is a directory; give a .py file")
+    if not os.path.lexists(text):
+        raise argparse.ArgumentTypeError(f"no such file: {for_terminal(text, one_line=True)}")
+    if stat.S_ISDIR(os.lstat(text).st_mode):
+        raise argparse.ArgumentTypeError(f"{for_terminal(text, one_line=True)} is a directory; give a .py file")
     return path
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from grader.sandbox import ISOLATION_NOTES, SandboxedSubmission, isolation, kit_paths, prepare_separate_uid, refusal
+    from grader.discovery import file_spec, prepare
+    from grader.sandbox import ISOLATION_NOTES, isolation, kit_paths, prepare_separate_uid, refusal
 
     mode = isolation()
     if mode == "none" and not args.no_sandbox:
@@ -36,27 +42,65 @@ def cmd_check(args: argparse.Namespace) -> int:
     tiers = tuple(args.tiers.split(",")) if args.tiers else tuple(ex.tiers)
     unknown = set(tiers) - set(ex.tiers)
     if unknown:
-        print(f"meteor-kit check: unknown tier(s): {', '.join(sorted(unknown))}", file=sys.stderr)
+        print(f"meteor-kit check: unknown tier(s): {for_terminal(', '.join(sorted(unknown)), one_line=True)}", file=sys.stderr)
         return 2
-    report = runner.run(
-        lambda: SandboxedSubmission(args.path, ex.function, ex.call_timeout),
-        name=args.path.name,
-        tiers=tiers,
-    )
+    # The file is read and decoded exactly as `grade` reads it: a notebook, a BOM, a coding
+    # line and a link all get the same verdict from both.
+    spec = file_spec(str(args.path))
+    prepared = prepare(spec)
+    make = _sandbox_factory(spec.path, prepared, ex)
+    report = runner.run(make, name=spec.name, tiers=tiers)
     diagnosis = None
     if report.status == "graded" and report.passed < len(report.tests):
-        from grader.diagnose import diagnose_path
-
-        diagnosis = diagnose_path(args.path, report)
+        diagnosis = _diagnose(make, report)
     if args.json:
-        json.dump({**report.as_json(), "diagnosis": diagnosis.as_json() if diagnosis else None, "isolation": mode},
+        json.dump(clean({**report.as_json(), "diagnosis": diagnosis.as_json() if diagnosis else None, "isolation": mode}),
                   sys.stdout, indent=2)
         print()
     else:
-        print(render_report(report, color=sys.stdout.isatty()))
+        color = sys.stdout.isatty()
+        print(render_report(report, color=color))
         if diagnosis:
-            print(diagnosis.render(color=sys.stdout.isatty()))
+            label = "\033[1;33mDiagnosis:\033[0m" if color else "Diagnosis:"
+            print(f"\n{label} {for_terminal(diagnosis.text)}")
     return 0 if report.status == "graded" and report.passed == len(report.tests) else 1
+
+
+def _sandbox_factory(path: Path | None, prepared, ex: exercise.Exercise) -> Callable[[], object]:
+    """Builds the jailed submission from the code as read, or raises LoadError with the reason."""
+    from grader.sandbox import SandboxedSubmission
+    from grader.submission import LoadError
+
+    def make() -> object:
+        if prepared.problem:
+            raise LoadError(prepared.problem)
+        try:
+            return SandboxedSubmission(path, ex.function, ex.call_timeout, source=prepared.source, filename=prepared.filename)
+        except LoadError as exc:
+            if prepared.notebook is None:
+                raise
+            raise LoadError(prepared.notebook.relabel(str(exc))) from None
+
+    return make
+
+
+def _diagnose(make: Callable[[], object], report: runner.Report):
+    """The diagnosis of the submission, in a jail of its own, as `grade` gives it."""
+    from grader.diagnose import diagnose_submission
+    from grader.submission import LoadError
+
+    # The tests loaded this file a moment ago, so a failure to load now is the machine's, not the file's: try twice.
+    for attempt in range(2):
+        try:
+            submission = make()
+            break
+        except LoadError:
+            if attempt:
+                return None
+    try:
+        return diagnose_submission(submission, tests=[asdict(t) for t in report.tests])
+    finally:
+        submission.close()
 
 
 # Each of these modules has `register(commands)`, which adds its subcommand to the parser.
@@ -74,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     check = commands.add_parser("check", help="run every test tier against one submission and print a report")
-    check.add_argument("path", type=_existing_file, help="the submission's .py file")
+    check.add_argument("path", type=_existing_file, help="the submission: a .py file or an .ipynb notebook")
     check.add_argument("--tiers", help="comma-separated tiers to run (default: all)")
     check.add_argument("--json", action="store_true", help="print the JSON report instead")
     check.add_argument("--no-sandbox", action="store_true",

@@ -25,15 +25,14 @@ from typing import Any, Callable
 
 from grader import exercise, runner
 from grader.memo import Memo, Profile, Recorder, Trace, confirm, full_run
-from grader.notebook import NotebookError, extract
+from grader.discovery import SOURCE_LIMIT, Prepared, Spec, UsageError, discover, prepare
 from grader.partial_run import Catalogue, catalogue, freeze_hypothesis_constants, run_tests
 from grader.outputs import write_outputs
 from grader.progress import Progress, summary
+from grader.safe_text import clean, for_terminal, path_text
 from grader.sandbox import ISOLATION_NOTES, Jail, SandboxedSubmission, isolation, kit_paths, prepare_separate_uid, refusal, unhide
 from grader.submission import SUBMISSION_FILENAME, LoadError
 
-MAX_BYTES = 1_000_000
-SUFFIXES = (".py", ".ipynb")
 # A worker that overruns its submission's budget by this much is killed (the grader's own safety net).
 GRACE = 60.0
 # Workers beyond --jobs, for submissions that are only waiting on a hanging call.
@@ -41,106 +40,10 @@ EXTRA_WORKERS = 4
 
 
 @dataclass(frozen=True)
-class Spec:
-    """One submission to grade: its name in the reports and the file holding it."""
-
-    name: str
-    path: Path | None
-    problem: str = ""  # why it cannot be graded at all, found before anything runs
-
-
-@dataclass(frozen=True)
 class Settings:
     timeout: float
     budget: float
     memo: bool = True
-
-
-class UsageError(Exception):
-    """Bad arguments: the command stops before grading anything."""
-
-
-# ---------------------------------------------------------------- finding submissions
-
-
-def discover(paths: list[str]) -> list[Spec]:
-    specs: list[Spec] = []
-    for text in paths:
-        path = Path(text)
-        if not path.exists():
-            raise UsageError(f"no such file or directory: {text}")
-        if path.is_file():
-            if path.suffix not in SUFFIXES:
-                raise UsageError(f"{text} is not a .py or .ipynb file")
-            specs.append(Spec(path.name, path))
-        else:
-            found = _expand(path, top=True)
-            if not found:
-                raise UsageError(f"no .py or .ipynb submission in {text}")
-            specs += found
-    return _unique_names(specs)
-
-
-def _expand(directory: Path, top: bool = False) -> list[Spec]:
-    """A directory holding one file is that submission; otherwise each file and subdirectory is one."""
-    entries = sorted(p for p in directory.iterdir() if not p.name.startswith((".", "__")))
-    files = [p for p in entries if p.is_file() and p.suffix in SUFFIXES]
-    subdirs = [p for p in entries if p.is_dir()]
-    if len(files) == 1 and not subdirs:
-        return [Spec(files[0].name if top else directory.name, files[0])]
-    if not files and not subdirs:
-        return [] if top else [Spec(directory.name, None, "the directory holds no .py or .ipynb file")]
-    specs = [Spec(f.name, f) for f in files]
-    for sub in subdirs:
-        specs += _expand(sub)
-    return specs
-
-
-def _unique_names(specs: list[Spec]) -> list[Spec]:
-    seen: Counter[str] = Counter()
-    unique = []
-    for spec in specs:
-        seen[spec.name] += 1
-        name = spec.name if seen[spec.name] == 1 else f"{spec.name} ({seen[spec.name]})"
-        unique.append(Spec(name, spec.path, spec.problem))
-    return unique
-
-
-SOURCE_LIMIT = 200_000  # characters of code kept in results.json per submission
-
-
-@dataclass
-class Prepared:
-    source: str = ""
-    filename: str = ""
-    problem: str = ""
-    notebook: Any = None
-
-
-def prepare(spec: Spec) -> Prepared:
-    """The code to run, or a one-line reason it cannot run. Reads bytes only, never runs them."""
-    if spec.problem or spec.path is None:
-        return Prepared(problem=spec.problem)
-    try:
-        size = spec.path.stat().st_size
-        if size > MAX_BYTES:
-            return Prepared(problem=f"the file is {size / 1e6:.1f} MB; a submission may be at most {MAX_BYTES // 1_000_000} MB")
-        data = spec.path.read_bytes()
-    except OSError as exc:
-        return Prepared(problem=f"cannot read the file: {exc.strerror}")
-    if not data.strip():
-        return Prepared(problem="the file is empty")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return Prepared(problem=f"the file is not UTF-8 text ({exc.reason} at byte {exc.start})")
-    if spec.path.suffix == ".ipynb":
-        try:
-            script = extract(text)
-        except NotebookError as exc:
-            return Prepared(problem=str(exc))
-        return Prepared(script.source, spec.path.name, notebook=script)
-    return Prepared(text, spec.path.name)
 
 
 # ---------------------------------------------------------------- grading one submission
@@ -187,7 +90,7 @@ class Grader:
         except LoadError as exc:
             message = str(exc)
             if prepared.notebook is not None:
-                message = re.sub(r"\bline (\d+)", lambda m: prepared.notebook.where(int(m.group(1))), message)
+                message = prepared.notebook.relabel(message)
             return self._unloadable(spec.name, message, started), []
         try:
             report, traces, remembered = self._run(spec.name, sandbox)
@@ -334,6 +237,16 @@ def _grader_failed(name: str, template: list[dict], why: str) -> dict:
             "diagnosis": None, "source": None}
 
 
+def _recorded(result: dict, spec: Spec) -> dict:
+    """The result as every output gets it: with the file's path in the class, and text that encodes."""
+    recorded: dict = {}
+    for key, value in result.items():
+        recorded[key] = value
+        if key == "submission":
+            recorded["path"] = spec.where or (path_text(str(spec.path)) if spec.path else "")
+    return clean(recorded)
+
+
 @dataclass
 class _Slot:
     id: int
@@ -400,7 +313,7 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
                         continue
                     _, result, new = message
                     if result is not None:
-                        results[index] = result
+                        results[index] = result = _recorded(result, specs[index])
                         traces += [(slot.id, t) for t in new]
                         slot.task, slot.stalled = None, False
                         if progress:
@@ -410,7 +323,7 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
                     continue
                 # The worker died or hung: that submission is reported, a new worker takes over.
                 why = "it ran past its budget" if overdue else "the grading process ended"
-                results[index] = _grader_failed(specs[index].name, template, why)
+                results[index] = _recorded(_grader_failed(specs[index].name, template, why), specs[index])
                 if progress:
                     progress.update(results[index])
                 slot.process.kill()
@@ -482,7 +395,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         if args.out.exists() and not args.out.is_dir():
             raise UsageError(f"--out {args.out} exists and is not a directory")
     except UsageError as exc:
-        print(f"meteor-kit grade: {exc}", file=sys.stderr)
+        print(for_terminal(f"meteor-kit grade: {exc}"), file=sys.stderr)
         return 2
     mode = isolation()
     if mode == "none" and not args.no_sandbox:

@@ -26,12 +26,18 @@ class Script:
                 return f"cell {number}, line {line - first + 1}"
         return f"line {line}"
 
+    def relabel(self, message: str) -> str:
+        """A message about the script, with each "line N" told as the notebook's cell and line."""
+        return re.sub(r"\bline (\d+)", lambda m: self.where(int(m.group(1))), message)
+
 
 def extract(text: str) -> Script:
     try:
         notebook = json.loads(text)
     except ValueError as exc:
         raise NotebookError(f"the notebook is not valid JSON ({exc})") from None
+    except RecursionError:  # `[[[[...]]]]` nested deeper than the decoder goes
+        raise NotebookError("the notebook is not valid JSON (nested too deeply)") from None
     cells = notebook.get("cells") if isinstance(notebook, dict) else None
     if not isinstance(cells, list):
         raise NotebookError("the notebook has no list of cells")
@@ -41,7 +47,10 @@ def extract(text: str) -> Script:
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else str(source)
+        if isinstance(source, list) and all(isinstance(part, str) for part in source):
+            source = "".join(source)
+        elif not isinstance(source, str):
+            raise NotebookError(f"cell {number}'s source is not text")
         cell_lines = source.splitlines()
         if cell_lines and cell_lines[0].lstrip().startswith("%%"):
             cell_lines = ["# (cell magic skipped)"] * len(cell_lines)  # keeps line numbers

@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 from grader.gradescope import to_gradescope
+from grader.safe_text import clean, for_csv
 
 CSV_COLUMNS = ("submission", "score", "max_score", "status", "passed", "tests")
 
@@ -44,7 +45,7 @@ def grades_csv(results: list[dict]) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for r in results:
-        writer.writerow([r["submission"], f"{r['score']:g}", f"{r['max_score']:g}", r["status"], r["passed"], len(r["tests"])])
+        writer.writerow([for_csv(r["submission"]), f"{r['score']:g}", f"{r['max_score']:g}", for_csv(r["status"]), r["passed"], len(r["tests"])])
     return buffer.getvalue()
 
 
@@ -55,6 +56,9 @@ def safe_name(name: str) -> str:
 
 
 def write_outputs(out: Path, document: dict) -> None:
+    # Student text may hold lone surrogates, which no UTF-8 file can store: one such string
+    # must not stop the class's files from being written.
+    document = clean(document)
     out.mkdir(parents=True, exist_ok=True)
     results = document["submissions"]
     # The class report is the slowest file to make: a second process renders it meanwhile.

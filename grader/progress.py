@@ -1,4 +1,8 @@
-"""What a person watching `meteor-kit grade` sees: a progress bar, then a summary of the class."""
+"""What a person watching `meteor-kit grade` sees: a progress bar, then a summary of the class.
+
+Every piece of text that came from a submission goes through `for_terminal`: a file name or a
+message must not clear the instructor's screen or retitle their window.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,8 @@ import time
 from collections import Counter
 from pathlib import Path
 from typing import TextIO
+
+from grader.safe_text import for_terminal
 
 BAR = 30
 
@@ -28,7 +34,7 @@ class Progress:
             self._drawn = now
             filled = BAR * self.done // max(self.total, 1)
             rate = self.done / max(now - self.started, 1e-9)
-            self.stream.write(f"\r[{'#' * filled}{'.' * (BAR - filled)}] {self.done}/{self.total}  {rate:.1f}/s  {result['submission'][:30]:<30}")
+            self.stream.write(f"\r[{'#' * filled}{'.' * (BAR - filled)}] {self.done}/{self.total}  {rate:.1f}/s  {for_terminal(result['submission'], one_line=True)[:30]:<30}")
             self.stream.flush()
 
     def finish(self) -> None:
@@ -54,7 +60,7 @@ def summary(results: list[dict], elapsed: float, out: Path, isolation: str = "")
     if statuses["error"]:
         lines.append(f"{statuses['error']} could not be graded (see their message in results.json):")
         for r in [r for r in results if r["status"] == "error"][:10]:
-            lines.append(f"  {r['submission']}: {r['message'][:120]}")
+            lines.append(f"  {for_terminal(r['submission'], one_line=True)}: {for_terminal(r['message'][:120], one_line=True)}")
     lines.append("\nscore distribution (percent of the maximum):")
     bins = Counter()
     for r in results:
@@ -70,13 +76,13 @@ def summary(results: list[dict], elapsed: float, out: Path, isolation: str = "")
         lines.append("\nfailed most often:")
         graded = statuses["graded"]
         for name, count in failed.most_common(10):
-            lines.append(f"  {count:>5}/{graded}  {name}")
+            lines.append(f"  {count:>5}/{graded}  {for_terminal(name, one_line=True)}")
     mistakes = Counter((r.get("diagnosis") or {}).get("mistake") for r in results)
     mistakes.pop(None, None)
     if mistakes:
         lines.append("\nmistakes the diagnosis named most often:")
         for mistake, count in mistakes.most_common(5):
-            lines.append(f"  {count:>5}  {mistake}")
+            lines.append(f"  {count:>5}  {for_terminal(str(mistake), one_line=True)}")
     files = ["results.json", "grades.csv", "gradescope/"] + (["report.html"] if (out / "report.html").exists() else [])
-    lines.append(f"\nwritten to {out}/: {', '.join(files)}")
+    lines.append(f"\nwritten to {for_terminal(str(out), one_line=True)}/: {', '.join(files)}")
     return "\n".join(lines)

@@ -1130,14 +1130,13 @@ def _renice(pids: list[int], nice: int) -> bool:
 
 
 def read_source(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise LoadError(f"cannot read the file: {exc.strerror}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise LoadError(f"the file is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    """The code of a submission file, read as `grade` reads it (no links, capped, decoded as CPython does)."""
+    from grader.discovery import file_spec, prepare
+
+    prepared = prepare(file_spec(str(path)))
+    if prepared.problem:
+        raise LoadError(prepared.problem)
+    return prepared.source
 
 
 def _parameters(signature: str) -> tuple[int, list[str]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import importlib.util
 import sys
 import traceback
 import types
@@ -108,5 +109,6 @@ class LocalSubmission:
 
 
 def load_local(path: str) -> LocalSubmission:
-    with open(path, encoding="utf-8") as f:
-        return LocalSubmission(f.read(), filename=path)
+    """Trusted code from a file, decoded as CPython decodes source (a BOM, a coding line)."""
+    with open(path, "rb") as f:
+        return LocalSubmission(importlib.util.decode_source(f.read()), filename=path)

@@ -1,8 +1,13 @@
-"""Renders a report for a person at a terminal. It never decides a verdict."""
+"""Renders a report for a person at a terminal. It never decides a verdict.
+
+Names, messages and printed output come from the submission: their control characters are
+written out (ESC as `\\e`), never obeyed. Only this module's own colours reach the terminal.
+"""
 
 from __future__ import annotations
 
 from grader.runner import Report
+from grader.safe_text import for_terminal
 
 MARKS = {"pass": "✓", "fail": "✗", "error": "!", "timeout": "⏱", "not_run": "-"}
 COLORS = {"pass": "32", "fail": "31", "error": "31", "timeout": "33", "not_run": "90"}
@@ -21,9 +26,9 @@ def _points(value: float) -> str:
 
 
 def render_report(report: Report, color: bool = False) -> str:
-    lines = [f"{report.submission}"]
+    lines = [for_terminal(report.submission, one_line=True)]
     if report.message:
-        lines.append(_paint(report.message, "31", color))
+        lines.append(_paint(for_terminal(report.message), "31", color))
     tier = None
     for test in report.tests:
         if test.tier != tier:
@@ -32,11 +37,11 @@ def render_report(report: Report, color: bool = False) -> str:
             passed = sum(t.status == "pass" for t in in_tier)
             lines.append(f"\n  {tier}: {passed}/{len(in_tier)} passed")
         mark = _paint(MARKS[test.status], COLORS[test.status], color)
-        lines.append(f"    {mark} {test.name}  ({_points(test.score)}/{_points(test.max_score)})")
+        lines.append(f"    {mark} {for_terminal(test.name, one_line=True)}  ({_points(test.score)}/{_points(test.max_score)})")
         if test.status != "pass" and test.message:
-            lines.append(_indent(test.message))
+            lines.append(_indent(for_terminal(test.message)))
         if test.output and test.status != "pass":
-            lines.append(_indent("printed: " + test.output))
+            lines.append(_indent("printed: " + for_terminal(test.output)))
     total = len(report.tests)
     summary = f"\n{report.passed}/{total} passed, {_points(report.score)}/{_points(report.max_score)} points"
     lines.append(_paint(summary, "32" if report.passed == total and total else "31", color))

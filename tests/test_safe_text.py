@@ -58,6 +58,25 @@ def test_formula_cells_get_a_quote():
         "'=HYPERLINK(\"http://x\")", "'+1", "'-1", "'@SUM(A1)", "\\tx", "alice"]
 
 
+JSON = st.recursive(
+    st.none() | st.booleans() | st.floats(allow_nan=False) | st.integers() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(JSON)
+def test_clean_output_always_encodes_and_changes_only_surrogates(value):
+    cleaned = clean(value)
+    text = json.dumps(cleaned, ensure_ascii=False)
+    text.encode("utf-8")  # strict
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return
+    assert cleaned is value  # nothing to replace: the very same object comes back
+
+
 def test_clean_replaces_surrogates_in_keys_and_values_and_keeps_the_rest():
     document = {"a\ud800": ["x\udcff", {"k": "ok", "n": 1.5, "none": None}], "b": ("\ud83d",)}
     assert clean(document) == {"a\ufffd": ["x\ufffd", {"k": "ok", "n": 1.5, "none": None}], "b": ["\ufffd"]}

@@ -365,6 +365,8 @@ def hide(paths: list[Path]) -> list[Path]:
         return _hidden["paths"]  # this process, or the command that forked it, did it already
     found = []
     for path in paths:
+        if path.is_symlink():
+            continue  # a student's link (eve -> /etc/ssh) must not get a system folder chmodded
         try:
             real = path.resolve(strict=True)
         except (OSError, RuntimeError):

@@ -18,9 +18,9 @@ import re
 import stat
 import sys
 import tomllib
+import traceback
 import unicodedata
 import zipfile
-from importlib import metadata
 from pathlib import Path
 
 from grader import exercise
@@ -44,6 +44,10 @@ SAFE_MESSAGES = re.compile("|".join([
     rf"an exact match of \d+ words should score at least {NUMBER}, got {NUMBER}{RULE}",
 ]))
 EXPECTED = re.compile(rf"expected ({NUMBER}(?: or {NUMBER})?)[,:]")
+# The grader's own failures (runner.run's, grade._grader_failed's) quote pytest or an exception, which may
+# quote a hidden test: the student gets a sentence, the instructor the details on stdout.
+INTERNAL_FAILURES = ("the test run itself failed", "the grader failed on this submission")
+GRADER_FAILED = "The autograder failed on this submission; your instructor can see why."
 SECRET_DETAIL = {
     "fail": "it returned something that is not a float",
     "error": "it raised an exception or crashed",
@@ -89,7 +93,12 @@ def to_gradescope(result: dict) -> dict:
     tests = []
     for number, test in enumerate(result["tests"], start=1):
         tier = test["tier"]
-        message = test["message"] if tier in SHOWS_PRINTED or tier == "properties" else _secret_safe(test)
+        if test["message"].startswith(INTERNAL_FAILURES):
+            message = GRADER_FAILED
+        elif tier in SHOWS_PRINTED or tier == "properties":
+            message = test["message"]  # inputs students see anyway (properties: the shrunk counterexample)
+        else:
+            message = _secret_safe(test)
         lines = [message] if message else []
         if test["output"] and tier in SHOWS_PRINTED:
             lines.append("printed:\n" + test["output"])
@@ -105,11 +114,18 @@ def to_gradescope(result: dict) -> dict:
     return {
         "score": result["score"],
         "execution_time": round(result.get("duration", 0.0)),
-        "output": clean(result["message"] or f"{result['passed']}/{len(result['tests'])} tests passed"),
+        "output": clean(_summary(result)),
         # What the grader prints is for the instructor.
         "stdout_visibility": "hidden",
         "tests": tests,
     }
+
+
+def _summary(result: dict) -> str:
+    message = result["message"]
+    if message.startswith(INTERNAL_FAILURES):
+        return GRADER_FAILED
+    return message or f"{result['passed']}/{len(result['tests'])} tests passed"
 
 
 def _secret_safe(test: dict) -> str:
@@ -131,6 +147,8 @@ def clean(text: str) -> str:
 
 def requirements() -> str:
     """The runtime dependencies, pinned with everything they pull in, at the versions installed here."""
+    from importlib import metadata
+
     from packaging.markers import default_environment
     from packaging.requirements import Requirement
 
@@ -170,29 +188,37 @@ def export(out: Path) -> None:
 
 
 def run(root: Path) -> int:
-    """Grade the submission Gradescope put under `root` and write its results.json there."""
+    """Grade the submission Gradescope put under `root` and write its results.json there, whatever happens."""
+    results_dir = root / "results"
+    results_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        document = _grade(root)
+    except Exception:  # a grader bug: the student gets a sentence, the instructor the traceback on stdout
+        traceback.print_exc(file=sys.stdout)
+        document = _zero(GRADER_FAILED)
+    (results_dir / "results.json").write_text(json.dumps(document, indent=2), encoding="utf-8")
+    return 0
+
+
+def _grade(root: Path) -> dict:
     from grader.grade import Settings, UsageError, discover, grade_all
     from grader.sandbox import isolation
 
-    results_dir = root / "results"
-    results_dir.mkdir(parents=True, exist_ok=True)
     ex = exercise.load()
-    print(f"isolation: {isolation()}")
+    print(f"isolation: {isolation()}")  # stdout is for the instructor only (stdout_visibility)
     try:
         specs = discover([str(root / "submission")])
     except UsageError as exc:
-        document = _zero(f"No submission to grade: {exc}. Upload one .py or .ipynb file.")
-    else:
-        spec, problem = pick(specs, ex.function, root / "submission")
-        if spec is None:
-            document = _zero(problem)
-        else:
-            result = grade_all([spec], Settings(ex.call_timeout, ex.budget), jobs=1)[0]
-            document = to_gradescope(result)
-            if len(specs) > 1:
-                document["output"] = f"Graded {_shown(spec.path, root / 'submission')}.\n" + document["output"]
-    (results_dir / "results.json").write_text(json.dumps(document, indent=2), encoding="utf-8")
-    return 0
+        return _zero(f"No submission to grade: {exc}. Upload one .py or .ipynb file.")
+    spec, problem = pick(specs, ex.function, root / "submission")
+    if spec is None:
+        return _zero(problem)
+    result = grade_all([spec], Settings(ex.call_timeout, ex.budget), jobs=1)[0]
+    print(f"graded {spec.name}: {result['status']} {result['score']}/{result['max_score']} {result['message']!r}")
+    document = to_gradescope(result)
+    if len(specs) > 1:
+        document["output"] = f"Graded {_shown(spec.path, root / 'submission')}.\n" + document["output"]
+    return document
 
 
 def _zero(output: str) -> dict:
@@ -223,7 +249,10 @@ def _shown(path: Path, folder: Path) -> str:
 
 
 def defines(path: Path, function: str) -> bool:
-    """Whether the file binds `function` at its top level. Reads it (never follows a link), never runs it."""
+    """Whether the file defines `function` at its top level. Reads it (never follows a link), never runs it.
+
+    An import does not count: a student's own test file imports the function too.
+    """
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
@@ -254,8 +283,6 @@ def _top_level_names(body: list[ast.stmt]) -> set[str]:
         elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
         elif isinstance(node, (ast.If, ast.Try, ast.With, ast.For, ast.While)):
             for block in ("body", "orelse", "finalbody"):
                 names |= _top_level_names(getattr(node, block, []))

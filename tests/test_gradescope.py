@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import exercise
+from grader import exercise, gradescope
 from grader.grade import Settings, Spec, grade_all
 from grader.gradescope import defines, pick, to_gradescope
 
@@ -157,6 +157,18 @@ def test_no_hidden_or_private_input_reaches_gradescope_from_a_leaking_submission
     assert any("printed:\nLEAK<" in t["output"] for t in document["tests"] if t["name"].startswith("examples:"))
 
 
+@pytest.mark.parametrize("message", [
+    "the test run itself failed (pytest exit 3): INTERNALERROR> ... CASES = [('hush-42', ...)]",
+    "the grader failed on this submission (KeyError: 'hush-42'); grade it again or alone with meteor-kit check",
+])
+def test_a_grader_failure_shows_the_student_no_detail(message):
+    tests = [{"name": "t", "tier": tier, "status": "not_run", "message": message, "output": "", "score": 0.0, "max_score": 1.0}
+             for tier in ("examples", "hidden", "properties", "private")]
+    document = to_gradescope({"score": 0.0, "passed": 0, "tests": tests, "message": message})
+    assert "hush-42" not in json.dumps(document)
+    assert document["output"] == gradescope.GRADER_FAILED and {t["output"] for t in document["tests"]} == {gradescope.GRADER_FAILED}
+
+
 def test_strings_are_valid_utf8_without_control_characters():
     test = {"name": "t\x1b[2J", "tier": "examples", "status": "fail", "message": "bad \udc80 \x07",
             "output": "\x1b]0;title\x07", "score": 0.0, "max_score": 1.0}
@@ -195,6 +207,12 @@ def test_uploads_none_of_which_defines_the_function_are_refused_with_their_names
     assert spec is None and f"None of your files defines {FUNCTION} (found: a.py, b.py)" in problem
 
 
+def test_a_students_own_test_file_importing_the_function_is_not_a_second_definition(tmp_path):
+    specs = _specs(tmp_path, {"meteor.py": CONSTANT, "test_meteor.py": "from meteor import meteor_score\n"})
+    spec, problem = pick(specs, FUNCTION, tmp_path)
+    assert spec.path == tmp_path / "meteor.py" and problem == ""
+
+
 def test_a_lone_upload_is_graded_even_without_the_function(tmp_path):
     specs = _specs(tmp_path, {"a.py": "x = 1\n"})
     assert pick(specs, FUNCTION, tmp_path) == (specs[0], "")
@@ -212,7 +230,7 @@ def test_definitions_are_found_as_cpython_reads_the_file(tmp_path):
                               "inner.py": "def f():\n    def meteor_score(r, c): return 0.0\n",
                               "comment.py": "# def meteor_score(r, c)\nx = 'def meteor_score'\n"})
     found = {s.name for s in specs if defines(s.path, FUNCTION)}
-    assert found == {"bom.py", "latin.py", "nb.ipynb", "broken.py", "imported.py", "nested.py"}
+    assert found == {"bom.py", "latin.py", "nb.ipynb", "broken.py", "nested.py"}
 
 
 def test_a_link_or_a_fifo_is_never_read_to_find_the_function(tmp_path):
@@ -379,3 +397,15 @@ def test_two_uploads_defining_the_function_are_explained(built, wheelhouse):
     document = run_autograder(built, wheelhouse, {"a.py": CONSTANT, "b.py": CONSTANT})
     check_format(document)
     assert document["score"] == 0 and "Several of your files define meteor_score: a.py, b.py" in document["output"]
+
+
+def test_results_json_is_written_even_when_the_grader_itself_fails(tmp_path, monkeypatch, capsys):
+    def broken(root):
+        raise RuntimeError("grader bug")
+
+    monkeypatch.setattr(gradescope, "_grade", broken)
+    assert gradescope.run(tmp_path) == 0
+    document = json.loads((tmp_path / "results" / "results.json").read_text())
+    check_format(document)
+    assert document["score"] == 0 and "autograder failed" in document["output"]
+    assert "RuntimeError: grader bug" in capsys.readouterr().out  # for the instructor, on hidden stdout

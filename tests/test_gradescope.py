@@ -383,7 +383,10 @@ def test_the_cheat_answers_right_wherever_it_can_read_the_kit(reference):
 def test_a_cheat_reading_the_kit_scores_no_more_than_a_constant(built, wheelhouse):
     constant = run_autograder(built, wheelhouse, {"meteor.py": CONSTANT})
     cheat = run_autograder(built, wheelhouse, {"meteor.py": CHEAT})
-    check_format(cheat)
+    for document in (constant, cheat):  # both really graded: a grader failure scores 0 too
+        check_format(document)
+        assert document["tests"] and gradescope.GRADER_FAILED not in document["output"]
+    assert any(t["status"] == "passed" for t in constant["tests"])  # 0.0 is right where nothing matches
     assert cheat["score"] <= constant["score"] < max_score(cheat)
 
 

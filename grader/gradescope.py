@@ -125,7 +125,11 @@ def _summary(result: dict) -> str:
     message = result["message"]
     if message.startswith(INTERNAL_FAILURES):
         return GRADER_FAILED
-    return message or f"{result['passed']}/{len(result['tests'])} tests passed"
+    summary = message or f"{result['passed']}/{len(result['tests'])} tests passed"
+    # The same sentence the page and `check` show; its example is a probe's or a visible test's input.
+    diagnosis = result.get("diagnosis") or {}
+    text = diagnosis.get("text") or diagnosis.get("message")
+    return f"{summary}\n\nDiagnosis: {text}" if text else summary
 
 
 def _secret_safe(test: dict) -> str:

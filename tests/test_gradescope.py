@@ -108,6 +108,13 @@ def test_a_result_converts_to_gradescopes_format():
                                      "output": "expected 0.5, got 0.25", "visibility": "after_published"}
 
 
+def test_the_diagnosis_follows_the_summary():
+    diagnosis = {"mistake": "no_clipping", "message": "Your scores match ...", "text": "Your scores match ... For example, x."}
+    document = to_gradescope({"score": 0.0, "message": "", "passed": 0, "tests": [], "diagnosis": diagnosis})
+    assert document["output"] == "0/0 tests passed\n\nDiagnosis: Your scores match ... For example, x."
+    assert to_gradescope({"score": 0.0, "message": "", "passed": 0, "tests": [], "diagnosis": None})["output"] == "0/0 tests passed"
+
+
 def test_printed_output_is_shown_for_the_examples_tier_only():
     tests = [{"name": f"t_{tier}", "tier": tier, "status": "fail", "message": "expected 0.5, got 0.25",
               "output": f"printed in {tier}", "score": 0.0, "max_score": 1.0}
@@ -370,6 +377,7 @@ def test_a_wrong_upload_gets_partial_marks(built, wheelhouse, kit_root):
     assert 0 < document["score"] < max_score(document)
     failed = [t["name"] for t in document["tests"] if t["status"] == "failed"]
     assert "hidden: test_rule[uppercase_candidate]" in failed
+    assert "\n\nDiagnosis: " in document["output"] and "lower" in document["output"].split("Diagnosis: ")[1]
     assert {t["visibility"] for t in document["tests"]} == {"visible", "after_published"}
 
 

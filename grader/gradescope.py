@@ -149,6 +149,10 @@ def clean(text: str) -> str:
     return "".join(c if c in "\n\t" or unicodedata.category(c) not in ("Cc", "Cs") else "\ufffd" for c in text)
 
 
+class ExportError(Exception):
+    """The zip cannot be made as the kit was tested."""
+
+
 def requirements() -> str:
     """The runtime dependencies, pinned with everything they pull in, at the versions installed here."""
     from importlib import metadata
@@ -167,7 +171,10 @@ def requirements() -> str:
         name = metadata.metadata(requirement.name)["Name"]
         if name.lower() in pins:
             continue
-        pins[name.lower()] = f"{name}=={metadata.version(name)}"
+        version = metadata.version(name)
+        if not requirement.specifier.contains(version, prereleases=True):
+            raise ExportError(f"{name} {version} is installed, but the kit needs {requirement}: reinstall the kit's dependencies")
+        pins[name.lower()] = f"{name}=={version}"
         todo += [Requirement(r) for r in metadata.requires(name) or []]
     return "".join(f"{pin}\n" for _, pin in sorted(pins.items()))
 
@@ -175,10 +182,11 @@ def requirements() -> str:
 def export(out: Path) -> None:
     """Write the autograder zip: setup.sh, run_autograder and the kit, all at the zip's root."""
     root = exercise.KIT_ROOT
+    pins = requirements()  # before the zip is opened: a refusal leaves no half-written file
     out.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, text, mode in (("setup.sh", SETUP_SH, 0o755), ("run_autograder", RUN_AUTOGRADER, 0o755),
-                                 ("requirements.txt", requirements(), 0o644)):
+                                 ("requirements.txt", pins, 0o644)):
             info = zipfile.ZipInfo(name)
             info.external_attr = (stat.S_IFREG | mode) << 16
             zf.writestr(info, text)
@@ -296,7 +304,11 @@ def _top_level_names(body: list[ast.stmt]) -> set[str]:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    export(args.out)
+    try:
+        export(args.out)
+    except ExportError as exc:
+        print(f"meteor-kit export-gradescope: {exc}", file=sys.stderr)
+        return 2
     print(f"wrote {args.out}: upload it as the autograder of a Gradescope programming assignment "
           "(Ubuntu 22.04 base image); see docs/gradescope.md")
     return 0

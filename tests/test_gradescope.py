@@ -352,6 +352,15 @@ def test_the_zip_holds_the_kit_at_its_root_with_executable_scripts(archive):
     assert all("==" in pin for pin in pins)
 
 
+def test_the_export_refuses_an_environment_without_the_pinned_versions(tmp_path, monkeypatch):
+    from importlib import metadata
+
+    monkeypatch.setattr(metadata, "version", lambda name: "0.0.1")
+    with pytest.raises(gradescope.ExportError, match="the kit needs pytest==9.0.3|the kit needs hypothesis=="):
+        gradescope.export(tmp_path / "autograder.zip")
+    assert not (tmp_path / "autograder.zip").exists()
+
+
 def test_setup_leaves_the_kit_readable_by_root_only(built):
     autograder, _ = built
     source = autograder / "source"

@@ -133,12 +133,20 @@ def _summary(result: dict) -> str:
 
 
 def _secret_safe(test: dict) -> str:
-    """A hidden or private test's message, without anything the submission could fill with the input."""
+    """A hidden or private test's message, without anything the submission could fill with the input.
+
+    Hidden tests keep the numbers they returned, as the page shows them. Private tests do not:
+    a number can carry a few characters of the input, and with the input secret, the wrong
+    number tells the student nothing they can act on.
+    """
     message = test["message"]
-    if not message or SAFE_MESSAGES.fullmatch(message):
+    if not message or (test["tier"] != "private" and SAFE_MESSAGES.fullmatch(message)):
         return message
     expected = EXPECTED.match(message)
-    detail = SECRET_DETAIL.get(test["status"], "it did not pass")
+    if SAFE_MESSAGES.fullmatch(message):
+        detail = "it returned another number"
+    else:
+        detail = SECRET_DETAIL.get(test["status"], "it did not pass")
     head = f"expected {expected.group(1)}, but {detail}" if expected else detail[0].upper() + detail[1:]
     return head + " (details are not shown for tests whose input is secret)"
 

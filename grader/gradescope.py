@@ -66,20 +66,25 @@ apt-get update -qq
 apt-get install -y -qq --no-install-recommends python3.11 python3.11-venv bubblewrap
 /usr/bin/python3.11 -m venv /autograder/venv
 /autograder/venv/bin/pip install --quiet --no-input --disable-pip-version-check -r requirements.txt
+# Fail the build, not every submission, if the kit cannot start; build the diagnosis table now,
+# not once per submission (each runs in a fresh copy of this image).
+/autograder/venv/bin/python -c "from grader import diagnose, exercise, grade; exercise.load(); diagnose.browser_table()"
 # Submissions run as an unprivileged uid. The kit holds the reference and the private tests
-# (and the misconception models, which compute the score too): only root may read it. That uid
-# may only reach the jail's own script, whose path it must be able to open.
+# (and the misconception models, which compute the score too): only root may read it, and what
+# was written in it above. That uid may only reach the jail's own script, whose path it must open.
 chmod -R go= /autograder/source
 chmod go=x /autograder/source /autograder/source/grader
 chmod go=r /autograder/source/grader/jail_child.py
-# Fail the build, not every submission, if the kit cannot start.
-cd /autograder/source && /autograder/venv/bin/python -c "from grader import exercise, grade; exercise.load()"
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
 # Gradescope runs this for each submission, as root; it writes /autograder/results/results.json.
 set -euo pipefail
 cd /autograder/source
+# Hypothesis caches the constants of the modules it sees (the tests' among them) on disk:
+# somewhere only root can read, not a .hypothesis/ in the kit.
+mkdir -p -m 0700 /autograder/hypothesis
+export HYPOTHESIS_STORAGE_DIRECTORY=/autograder/hypothesis
 exec /autograder/venv/bin/python -m grader.gradescope run --root /autograder
 """
 

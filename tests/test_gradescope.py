@@ -441,3 +441,22 @@ def test_results_json_is_written_even_when_the_grader_itself_fails(tmp_path, mon
     check_format(document)
     assert document["score"] == 0 and "autograder failed" in document["output"]
     assert "RuntimeError: grader bug" in capsys.readouterr().out  # for the instructor, on hidden stdout
+
+
+def test_nothing_grading_writes_is_readable_by_the_submissions_uid(built, wheelhouse, kit_root):
+    autograder, _ = built
+    wrong = (kit_root / "solutions" / "reference.py").read_text().replace("candidate.lower()", "candidate")
+    run_autograder(built, wheelhouse, {"meteor.py": wrong})  # runs hypothesis, the diagnosis, the private tier
+
+    def reachable(path: Path) -> bool:  # every folder above it lets others through
+        return all(parent.stat().st_mode & 0o001 for parent in path.parents if autograder in parent.parents)
+
+    readable = []
+    for folder in (autograder / "source", autograder / "hypothesis"):
+        for path in [folder, *folder.rglob("*")]:
+            if path == autograder / "source" / "grader" / "jail_child.py" or not reachable(path):
+                continue
+            if path.lstat().st_mode & 0o004:  # a file others can read, a folder others can list
+                readable.append(f"{oct(path.lstat().st_mode & 0o777)} {path.relative_to(autograder)}")
+    assert not readable
+    assert reachable(autograder / "source" / "grader" / "jail_child.py")  # the check can see a reachable file

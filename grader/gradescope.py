@@ -158,7 +158,6 @@ def _secret_safe(test: dict) -> str:
 
 def clean(text: str) -> str:
     """Valid UTF-8 text without control characters (newlines and tabs kept)."""
-    text = text.encode("utf-8", "replace").decode("utf-8")
     return "".join(c if c in "\n\t" or unicodedata.category(c) not in ("Cc", "Cs") else "\ufffd" for c in text)
 
 
@@ -239,7 +238,8 @@ def _grade(root: Path) -> dict:
     if spec is None:
         return _zero(problem)
     result = grade_all([spec], Settings(ex.call_timeout, ex.budget), jobs=1)[0]
-    print(f"graded {spec.name}: {result['status']} {result['score']}/{result['max_score']} {result['message']!r}")
+    # repr: a file name that is not UTF-8 holds lone surrogates, which stdout cannot encode.
+    print(f"graded {spec.name!r}: {result['status']} {result['score']}/{result['max_score']} {result['message']!r}")
     document = to_gradescope(result)
     if len(specs) > 1:
         document["output"] = f"Graded {_shown(spec.path, root / 'submission')}.\n" + document["output"]

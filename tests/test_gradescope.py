@@ -462,3 +462,15 @@ def test_nothing_grading_writes_is_readable_by_the_submissions_uid(built, wheelh
                 readable.append(f"{oct(path.lstat().st_mode & 0o777)} {path.relative_to(autograder)}")
     assert not readable
     assert reachable(autograder / "source" / "grader" / "jail_child.py")  # the check can see a reachable file
+
+
+def test_an_upload_whose_name_is_not_utf8_is_graded_and_named_safely(tmp_path, capsys):
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    with open(os.path.join(os.fsencode(folder), b"caf\xe9.py"), "w") as f:
+        f.write(CONSTANT)
+    (folder / "notes.py").write_text("NOTES = 1\n")
+    assert gradescope.run(tmp_path) == 0
+    document = json.loads((tmp_path / "results" / "results.json").read_text(encoding="utf-8"))
+    check_format(document)
+    assert document["tests"] and document["output"].startswith("Graded caf\ufffd.py.")

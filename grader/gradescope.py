@@ -1,17 +1,25 @@
 """Gradescope: its results format, and an autograder zip that runs this same grader on its fleet.
 
-`run` is what the zip's run_autograder calls inside Gradescope's container: it grades the
-one submission in /autograder/submission (or $AUTOGRADER_ROOT/submission, for testing)
-and writes /autograder/results/results.json.
+Gradescope unzips the autograder into /autograder/source, runs setup.sh there once as root
+when it builds the image, then runs /autograder/run_autograder for each submission, with the
+student's files in /autograder/submission, and reads /autograder/results/results.json.
+The kit runs from /autograder/source itself (the grader finds problem/, hidden_tests/ and
+solutions/ next to its package), with pytest and hypothesis pinned in a venv of the system's
+Python. See docs/gradescope.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
+import re
 import stat
 import sys
+import tomllib
+import traceback
+import unicodedata
 import zipfile
 from pathlib import Path
 
@@ -21,73 +29,178 @@ from grader import exercise
 # private tests only once the instructor publishes the grades.
 VISIBILITY = {"examples": "visible", "hidden": "visible", "properties": "visible", "private": "after_published"}
 
+# The only tier whose inputs students see, so the only one whose printed output may be shown:
+# a submission could print the inputs of any other test.
+SHOWS_PRINTED = {"examples"}
+
+# Messages of the tiers whose inputs are secret are shown only when everything in them that
+# the submission chose is a number; a returned string, an exception's text or a traceback
+# could carry the input.
+NUMBER = r"-?(?:\d+(?:\.\d*)?(?:e[-+]?\d+)?|inf|nan)"
+RULE = r"(?: \[rule: [^\[\]\n]*\])?"
+SAFE_MESSAGES = re.compile("|".join([
+    rf"expected {NUMBER}(?: or {NUMBER})?, got {NUMBER}(?: \(not rounded to 3 decimals\))?{RULE}",
+    rf"the fragmented candidate scored {NUMBER}, not lower than the contiguous one \({NUMBER}\){RULE}",
+    rf"an exact match of \d+ words should score at least {NUMBER}, got {NUMBER}{RULE}",
+]))
+EXPECTED = re.compile(rf"expected ({NUMBER}(?: or {NUMBER})?)[,:]")
+# The grader's own failures (runner.run's, grade._grader_failed's) quote pytest or an exception, which may
+# quote a hidden test: the student gets a sentence, the instructor the details on stdout.
+INTERNAL_FAILURES = ("the test run itself failed", "the grader failed on this submission")
+GRADER_FAILED = "The autograder failed on this submission; your instructor can see why."
+SECRET_DETAIL = {
+    "fail": "it returned something that is not a float",
+    "error": "it raised an exception or crashed",
+    "timeout": "it did not return in time",
+    "not_run": "it was not run: the time for your submission was used up",
+}
+
 SETUP_SH = """#!/usr/bin/env bash
-# Gradescope runs this once when it builds the autograder image.
+# Gradescope runs this once, as root, in /autograder/source, when it builds the autograder image.
 set -euo pipefail
 cd /autograder/source
 export DEBIAN_FRONTEND=noninteractive
+# Ubuntu 22.04's python3 is 3.10; the kit needs 3.11 (tomllib), which 22.04 ships in universe.
+# bubblewrap is used when the container lets it create namespaces (Gradescope's usually does not).
 apt-get update -qq
-apt-get install -y -qq bubblewrap python3-venv python3-pip >/dev/null || apt-get install -y -qq bubblewrap
-PYTHON=""
-for candidate in python3.13 python3.12 python3.11; do
-  if command -v "$candidate" >/dev/null; then PYTHON="$candidate"; break; fi
-done
-if [ -z "$PYTHON" ]; then
-  apt-get install -y -qq software-properties-common >/dev/null
-  add-apt-repository -y ppa:deadsnakes/ppa
-  apt-get update -qq
-  apt-get install -y -qq python3.11 python3.11-venv >/dev/null
-  PYTHON=python3.11
-fi
-"$PYTHON" -m venv /autograder/venv
-/autograder/venv/bin/pip install -q /autograder/source
+apt-get install -y -qq --no-install-recommends python3.11 python3.11-venv bubblewrap
+/usr/bin/python3.11 -m venv /autograder/venv
+/autograder/venv/bin/pip install --quiet --no-input --disable-pip-version-check -r requirements.txt
+# Fail the build, not every submission, if the kit cannot start; build the diagnosis table now,
+# not once per submission (each runs in a fresh copy of this image).
+/autograder/venv/bin/python -c "from grader import diagnose, exercise, grade; exercise.load(); diagnose.browser_table()"
+# Submissions run as an unprivileged uid. The kit holds the reference and the private tests
+# (and the misconception models, which compute the score too): only root may read it, and what
+# was written in it above. That uid may only reach the jail's own script, whose path it must open.
+chmod -R go= /autograder/source
+chmod go=x /autograder/source /autograder/source/grader
+chmod go=r /autograder/source/grader/jail_child.py
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
-# Gradescope runs this for each submission. AUTOGRADER_ROOT and AUTOGRADER_PYTHON exist for tests.
+# Gradescope runs this for each submission, as root; it writes /autograder/results/results.json.
 set -euo pipefail
-ROOT="${AUTOGRADER_ROOT:-/autograder}"
-PYTHON="${AUTOGRADER_PYTHON:-$ROOT/venv/bin/python}"
-cd "$ROOT/source"
-exec "$PYTHON" -m grader.gradescope run --root "$ROOT"
+cd /autograder/source
+# Hypothesis caches the constants of the modules it sees (the tests' among them) on disk:
+# somewhere only root can read, not a .hypothesis/ in the kit.
+mkdir -p -m 0700 /autograder/hypothesis
+export HYPOTHESIS_STORAGE_DIRECTORY=/autograder/hypothesis
+exec /autograder/venv/bin/python -m grader.gradescope run --root /autograder
 """
 
-# What the zip carries: the kit itself, so Gradescope runs the same grader and tests.
-PACKAGED = ("grader", "hidden_tests", "problem", "solutions/reference.py", "pyproject.toml", "README.md")
+# What the zip carries besides the scripts: the kit's files the grader reads at run time.
+PACKAGED = ("grader", "hidden_tests", "problem", "solutions/reference.py")
+MAX_READ = 1_000_000  # bytes read of an upload to see whether it defines the function
 
 
 def to_gradescope(result: dict) -> dict:
     """One submission's result in Gradescope's results.json format."""
     tests = []
     for number, test in enumerate(result["tests"], start=1):
-        lines = [test["message"]] if test["message"] else []
-        if test["output"]:
+        tier = test["tier"]
+        if test["message"].startswith(INTERNAL_FAILURES):
+            message = GRADER_FAILED
+        elif tier in SHOWS_PRINTED or tier == "properties":
+            message = test["message"]  # inputs students see anyway (properties: the shrunk counterexample)
+        else:
+            message = _secret_safe(test)
+        lines = [message] if message else []
+        if test["output"] and tier in SHOWS_PRINTED:
             lines.append("printed:\n" + test["output"])
         tests.append({
-            "name": f"{test['tier']}: {test['name']}",
+            "name": clean(f"{tier}: {test['name']}"),
             "number": str(number),
             "score": test["score"],
             "max_score": test["max_score"],
             "status": "passed" if test["status"] == "pass" else "failed",
-            "output": "\n".join(lines),
-            "visibility": VISIBILITY.get(test["tier"], "hidden"),
+            "output": clean("\n".join(lines)),
+            "visibility": VISIBILITY.get(tier, "hidden"),
         })
     return {
         "score": result["score"],
         "execution_time": round(result.get("duration", 0.0)),
-        "output": result["message"] or f"{result['passed']}/{len(result['tests'])} tests passed",
+        "output": clean(_summary(result)),
+        # What the grader prints is for the instructor.
+        "stdout_visibility": "hidden",
         "tests": tests,
     }
 
 
+def _summary(result: dict) -> str:
+    message = result["message"]
+    if message.startswith(INTERNAL_FAILURES):
+        return GRADER_FAILED
+    summary = message or f"{result['passed']}/{len(result['tests'])} tests passed"
+    # The same sentence the page and `check` show; its example is a probe's or a visible test's input.
+    diagnosis = result.get("diagnosis") or {}
+    text = diagnosis.get("text") or diagnosis.get("message")
+    return f"{summary}\n\nDiagnosis: {text}" if text else summary
+
+
+def _secret_safe(test: dict) -> str:
+    """A hidden or private test's message, without anything the submission could fill with the input.
+
+    Hidden tests keep the numbers they returned, as the page shows them. Private tests do not:
+    a number can carry a few characters of the input, and with the input secret, the wrong
+    number tells the student nothing they can act on.
+    """
+    message = test["message"]
+    if not message or (test["tier"] != "private" and SAFE_MESSAGES.fullmatch(message)):
+        return message
+    expected = EXPECTED.match(message)
+    if SAFE_MESSAGES.fullmatch(message):
+        detail = "it returned another number"
+    else:
+        detail = SECRET_DETAIL.get(test["status"], "it did not pass")
+    head = f"expected {expected.group(1)}, but {detail}" if expected else detail[0].upper() + detail[1:]
+    return head + " (details are not shown for tests whose input is secret)"
+
+
+def clean(text: str) -> str:
+    """Valid UTF-8 text without control characters (newlines and tabs kept)."""
+    return "".join(c if c in "\n\t" or unicodedata.category(c) not in ("Cc", "Cs") else "\ufffd" for c in text)
+
+
+class ExportError(Exception):
+    """The zip cannot be made as the kit was tested."""
+
+
+def requirements() -> str:
+    """The runtime dependencies, pinned with everything they pull in, at the versions installed here."""
+    from importlib import metadata
+
+    from packaging.markers import default_environment
+    from packaging.requirements import Requirement
+
+    environment = {**default_environment(), "extra": ""}
+    pins: dict[str, str] = {}
+    with open(exercise.KIT_ROOT / "pyproject.toml", "rb") as f:
+        todo = [Requirement(r) for r in tomllib.load(f)["project"]["dependencies"]]
+    while todo:
+        requirement = todo.pop()
+        if requirement.marker and not requirement.marker.evaluate(environment):
+            continue
+        name = metadata.metadata(requirement.name)["Name"]
+        if name.lower() in pins:
+            continue
+        version = metadata.version(name)
+        if not requirement.specifier.contains(version, prereleases=True):
+            raise ExportError(f"{name} {version} is installed, but the kit needs {requirement}: reinstall the kit's dependencies")
+        pins[name.lower()] = f"{name}=={version}"
+        todo += [Requirement(r) for r in metadata.requires(name) or []]
+    return "".join(f"{pin}\n" for _, pin in sorted(pins.items()))
+
+
 def export(out: Path) -> None:
-    """Write the autograder zip: setup.sh, run_autograder, and the kit's source."""
+    """Write the autograder zip: setup.sh, run_autograder and the kit, all at the zip's root."""
     root = exercise.KIT_ROOT
+    pins = requirements()  # before the zip is opened: a refusal leaves no half-written file
     out.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, text in (("setup.sh", SETUP_SH), ("run_autograder", RUN_AUTOGRADER)):
+        for name, text, mode in (("setup.sh", SETUP_SH, 0o755), ("run_autograder", RUN_AUTOGRADER, 0o755),
+                                 ("requirements.txt", pins, 0o644)):
             info = zipfile.ZipInfo(name)
-            info.external_attr = (stat.S_IFREG | 0o755) << 16
+            info.external_attr = (stat.S_IFREG | mode) << 16
             zf.writestr(info, text)
         for item in PACKAGED:
             path = root / item
@@ -95,41 +208,122 @@ def export(out: Path) -> None:
             for file in files:
                 if "__pycache__" in file.parts or file.suffix == ".pyc":
                     continue
-                zf.write(file, f"source/{file.relative_to(root)}")
+                zf.write(file, str(file.relative_to(root)))
 
 
 def run(root: Path) -> int:
-    """Grade the submission Gradescope put under `root` and write its results.json there."""
-    from grader.grade import Settings, discover, grade_all, UsageError
-
+    """Grade the submission Gradescope put under `root` and write its results.json there, whatever happens."""
     results_dir = root / "results"
     results_dir.mkdir(parents=True, exist_ok=True)
-    ex = exercise.load()
     try:
-        specs = discover([str(root / "submission")])
-    except UsageError as exc:
-        document = {"score": 0, "output": f"No submission to grade: {exc}. Upload one .py or .ipynb file.", "tests": []}
-    else:
-        spec = _pick(specs)
-        result = grade_all([spec], Settings(ex.call_timeout, ex.budget), jobs=1)[0]
-        document = to_gradescope(result)
-        if len(specs) > 1:
-            document["output"] = f"graded {spec.path.name if spec.path else spec.name} (of {len(specs)} files)\n" + document["output"]
+        document = _grade(root)
+    except Exception:  # a grader bug: the student gets a sentence, the instructor the traceback on stdout
+        traceback.print_exc(file=sys.stdout)
+        document = _zero(GRADER_FAILED)
     (results_dir / "results.json").write_text(json.dumps(document, indent=2), encoding="utf-8")
     return 0
 
 
-def _pick(specs):
-    """With several files uploaded, the one that looks like the solution."""
-    for spec in specs:
-        if spec.path is not None and spec.path.suffix == ".py" and "meteor" in spec.path.name.lower():
-            return spec
-    return specs[0]
+def _grade(root: Path) -> dict:
+    from grader.grade import Settings, UsageError, discover, grade_all
+    from grader.sandbox import isolation
+
+    ex = exercise.load()
+    print(f"isolation: {isolation()}")  # stdout is for the instructor only (stdout_visibility)
+    try:
+        specs = discover([str(root / "submission")])
+    except UsageError as exc:
+        return _zero(f"No submission to grade: {exc}. Upload one .py or .ipynb file.")
+    spec, problem = pick(specs, ex.function, root / "submission")
+    if spec is None:
+        return _zero(problem)
+    result = grade_all([spec], Settings(ex.call_timeout, ex.budget), jobs=1)[0]
+    # repr: a file name that is not UTF-8 holds lone surrogates, which stdout cannot encode.
+    print(f"graded {spec.name!r}: {result['status']} {result['score']}/{result['max_score']} {result['message']!r}")
+    document = to_gradescope(result)
+    if len(specs) > 1:
+        document["output"] = f"Graded {_shown(spec.path, root / 'submission')}.\n" + document["output"]
+    return document
+
+
+def _zero(output: str) -> dict:
+    return {"score": 0.0, "execution_time": 0, "output": clean(output), "stdout_visibility": "hidden", "tests": []}
+
+
+def pick(specs: list, function: str, folder: Path) -> tuple[object | None, str]:
+    """The upload to grade: the one file that defines `function`, or why there is none."""
+    files = [s for s in specs if s.path is not None and not s.problem]
+    if len(specs) == 1:
+        return specs[0], ""  # the grader explains what is wrong with a lone file
+    defining = [s for s in files if defines(s.path, function)]
+    if len(defining) == 1:
+        return defining[0], ""
+    names = ", ".join(_shown(s.path, folder) for s in (defining or files)) or "no readable file"
+    if defining:
+        return None, (f"Several of your files define {function}: {names}. "
+                      f"Upload only the one to grade, or rename the function in the others.")
+    return None, (f"None of your files defines {function} (found: {names}). "
+                  f"Upload the .py or .ipynb file with `def {function}(...)`.")
+
+
+def _shown(path: Path, folder: Path) -> str:
+    try:
+        return clean(str(path.relative_to(folder)))
+    except ValueError:
+        return clean(path.name)
+
+
+def defines(path: Path, function: str) -> bool:
+    """Whether the file defines `function` at its top level. Reads it (never follows a link), never runs it.
+
+    An import does not count: a student's own test file imports the function too.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            return False
+        data = f.read(MAX_READ)
+    if path.suffix == ".ipynb":
+        from grader.notebook import NotebookError, extract
+        try:
+            data = extract(data.decode("utf-8", "replace")).source.encode("utf-8")
+        except NotebookError:
+            return False
+    try:
+        tree = ast.parse(data)  # bytes: decoded as CPython does, BOM and coding cookie included
+    except (SyntaxError, ValueError):
+        text = data.decode("utf-8", "replace")
+        return re.search(rf"^\s*(?:async\s+)?def\s+{re.escape(function)}\b", text, re.MULTILINE) is not None
+    return function in _top_level_names(tree.body)
+
+
+def _top_level_names(body: list[ast.stmt]) -> set[str]:
+    names: set[str] = set()
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        elif isinstance(node, (ast.If, ast.Try, ast.With, ast.For, ast.While)):
+            for block in ("body", "orelse", "finalbody"):
+                names |= _top_level_names(getattr(node, block, []))
+            for handler in getattr(node, "handlers", []):
+                names |= _top_level_names(handler.body)
+    return names
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    export(args.out)
-    print(f"wrote {args.out}: upload it as the autograder of a Gradescope programming assignment")
+    try:
+        export(args.out)
+    except ExportError as exc:
+        print(f"meteor-kit export-gradescope: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {args.out}: upload it as the autograder of a Gradescope programming assignment "
+          "(Ubuntu 22.04 base image); see docs/gradescope.md")
     return 0
 
 
@@ -143,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m grader.gradescope")
     commands = parser.add_subparsers(dest="command", required=True)
     runner = commands.add_parser("run", help="grade /autograder/submission (inside Gradescope)")
-    runner.add_argument("--root", type=Path, default=Path(os.environ.get("AUTOGRADER_ROOT", "/autograder")))
+    runner.add_argument("--root", type=Path, default=Path("/autograder"))
     args = parser.parse_args(argv)
     return run(args.root)
 

@@ -6,7 +6,7 @@ VENV := .venv
 KIT := $(VENV)/bin/meteor-kit
 PORT ?= 8000
 
-.PHONY: run test setup system check web
+.PHONY: run test test-debian setup system check web
 
 # Builds the student's page if an input changed, and serves it on localhost (Ctrl+C stops it).
 run: setup
@@ -14,6 +14,17 @@ run: setup
 
 test: setup web
 	$(VENV)/bin/python -m pytest tests -q
+
+# The sandbox and the hostile corpus again under Debian's own Python (a venv of /usr/bin/python3.11:
+# dist-packages, no site-packages), where the jail must still be bubblewrap.
+DEBIAN_VENV := .venv-debian
+test-debian: system $(DEBIAN_VENV)/.installed
+	$(DEBIAN_VENV)/bin/python -m pytest tests/test_sandbox.py tests/test_grade_hostile.py -q
+
+$(DEBIAN_VENV)/.installed: pyproject.toml
+	/usr/bin/python3.11 -m venv $(DEBIAN_VENV)
+	$(DEBIAN_VENV)/bin/pip install -q --disable-pip-version-check -e '.[dev]'
+	touch $@
 
 # The page's static site in build/web: npm ci, the hash-checked test wheels, the build itself.
 web: setup

@@ -32,7 +32,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     mode = isolation()
     if mode == "none" and not args.no_sandbox:
-        print(refusal("check"), file=sys.stderr)
+        print(refusal("meteor-kit check"), file=sys.stderr)
         return 2
     if ISOLATION_NOTES[mode]:
         print(ISOLATION_NOTES[mode], file=sys.stderr)

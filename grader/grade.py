@@ -399,7 +399,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         return 2
     mode = isolation()
     if mode == "none" and not args.no_sandbox:
-        print(refusal("grade"), file=sys.stderr)
+        print(refusal("meteor-kit grade"), file=sys.stderr)
         return 2
     if ISOLATION_NOTES[mode]:
         print(ISOLATION_NOTES[mode], file=sys.stderr)

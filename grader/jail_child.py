@@ -132,6 +132,8 @@ def main():
         pass
     if config.get("uid") is None:
         no_ptrace()  # a uid change (above) already made it so
+    if not (config["pidns"] or config.get("own_uid")):
+        subreaper()
     # The server shares its uid with the submissions, which may change its limits, priority or
     # cores (prlimit, setpriority, sched_setaffinity on its pid): every fork would inherit that.
     # Compared after each submission; a change ends the server, and the grader starts a new jail.
@@ -234,6 +236,14 @@ def no_ptrace():
 
     PR_SET_DUMPABLE = 4
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+
+
+def subreaper():
+    """Orphans of our descendants are reparented to us, not to init: kill_others still finds them."""
+    import ctypes
+
+    PR_SET_CHILD_SUBREAPER = 36
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
 LEFTOVER_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
@@ -353,10 +363,13 @@ def kill_others(config, keep, child=None):
     """
     me = os.getpid()
     # Our uid is the jail's own (or the pid namespace holds only us): kill(-1) reaches exactly
-    # the submission's processes, but never the caller.
-    whole = keep is None and (config["pidns"] or config.get("own_uid"))
+    # the submission's processes, but never the caller. Unisolated, our uid is the grader's:
+    # only our descendants are the submission's (orphans come back to us, a subreaper).
+    confined = config["pidns"] or config.get("own_uid")
+    whole = keep is None and confined
     for attempt in range(500):
-        victims = [pid for pid in same_uid_processes() if pid not in (1, me, keep)]
+        found = same_uid_processes() if confined else descendants(me)
+        victims = [pid for pid in found if pid not in (1, me, keep)]
         if not victims:
             return
         if whole:
@@ -378,6 +391,21 @@ def kill_others(config, keep, child=None):
         reap()
         if attempt:
             time.sleep(0.002)
+
+
+def descendants(me):
+    parents = {}
+    for entry in os.listdir("/proc" if PROC[0] is None else PROC[0]):
+        try:
+            with proc_open(f"{entry}/stat") as f:
+                parents[int(entry)] = int(f.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    found, level = set(), {me}
+    while level:
+        level = {pid for pid, parent in parents.items() if parent in level} - found
+        found |= level
+    return sorted(found)
 
 
 def same_uid_processes():

@@ -288,7 +288,7 @@ def refusal(command: str) -> str:
                "later); in a container, allow user namespaces (or run the grader as root)")
     else:
         fix = "install bubblewrap (`sudo apt-get install bubblewrap`)"
-    return (f"meteor-kit {command}: refusing to run submissions without isolation: {problem}.\n"
+    return (f"{command}: refusing to run submissions without isolation: {problem}.\n"
             f"To fix it, {fix}.\n"
             f"To run anyway, NOT isolated (a submission can then read the hidden tests and your files), "
             f"pass --no-sandbox.")

@@ -72,7 +72,6 @@ def pytest_configure(config: pytest.Config) -> None:
     if unknown:
         raise pytest.UsageError(f"--tiers: unknown tier(s) {', '.join(sorted(unknown))}; known: {', '.join(EXERCISE.tiers)}")
     if PROVIDER_KEY not in config.stash:
-        _require_isolation(config)
         config.stash[PROVIDER_KEY] = SubmissionProvider(lambda: _sandboxed(config))
 
 
@@ -94,6 +93,7 @@ def _tiers(config: pytest.Config) -> list[str]:
 def _sandboxed(config: pytest.Config):
     from grader.sandbox import SandboxedSubmission  # not available (nor needed) in the browser
 
+    _require_isolation(config)
     path = config.getoption("--submission") or DEFAULT_SUBMISSION
     submission = SandboxedSubmission(path, EXERCISE.function, EXERCISE.call_timeout)
     config.add_cleanup(submission.close)

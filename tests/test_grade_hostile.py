@@ -336,13 +336,20 @@ def test_not_root_without_a_usable_bubblewrap_refuses_with_the_real_error_and_th
 
 def test_no_sandbox_runs_anyway_and_every_output_says_it_was_not_isolated(scratch, kit_root):
     work = scratch / "unisolated"
-    klass = _sabotage_class(work / "class", kit_root)
+    klass = work / "class"
+    klass.mkdir(parents=True)
+    work.chmod(0o777)
+    klass.chmod(0o777)
+    # Unisolated, an attack can reach the grader itself (it runs as the same user): only a control
+    # and the /proc cheat, whose score is reported, not judged.
+    shutil.copy(kit_root / "solutions" / "reference.py", klass / "d_control.py")
+    shutil.copy(HOSTILE / "proc_scan_loads_reference.py", klass / "e_proc_scan_loads_reference.py")
     out = work / "out"
     command = [str(_python_for_nobody(work)), "-m", "grader.cli", "grade", str(klass), "--out", str(out),
                "--jobs", "1", "--no-sandbox"]
     run = subprocess.run([*NO_BWRAP, *NOBODY, *command], capture_output=True, text=True, timeout=900,
                          env={**os.environ, "HOME": str(work)}, cwd=str(work))
-    assert run.returncode == 0, run.stderr
+    assert run.returncode == 0, (run.stdout, run.stderr)
     results = json.loads((out / "results.json").read_text())
     assert results["isolation"] == "none" and "NOT ISOLATED" in results["isolation_note"]
     assert "NOT ISOLATED" in run.stderr and "NOT isolated" in run.stdout
@@ -350,5 +357,4 @@ def test_no_sandbox_runs_anyway_and_every_output_says_it_was_not_isolated(scratc
     assert "NOT ISOLATED" in (out / "report.html").read_text()
     scores = {r["submission"]: r["score"] for r in results["submissions"]}
     print("scores without isolation:", scores)  # the /proc cheat's score here is reported, not judged
-    for name in ("d_control.py", "f_control.py"):
-        assert scores[name] > 0
+    assert scores["d_control.py"] == results["submissions"][0]["max_score"] > 0

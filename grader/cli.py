@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from grader import exercise, runner
+from grader.grade import _positive_float
 from grader.terminal import render_report
 
 
@@ -30,16 +31,24 @@ def cmd_check(args: argparse.Namespace) -> int:
     if unknown:
         print(f"meteor-kit check: unknown tier(s): {', '.join(sorted(unknown))}", file=sys.stderr)
         return 2
-    report = runner.run(
-        lambda: SandboxedSubmission(args.path, ex.function, ex.call_timeout),
-        name=args.path.name,
-        tiers=tiers,
-    )
+    made: list[SandboxedSubmission] = []
+
+    def sandboxed() -> SandboxedSubmission:
+        made.append(SandboxedSubmission(args.path, ex.function, ex.call_timeout, budget=args.budget))
+        return made[-1]
+
+    try:
+        report = runner.run(sandboxed, name=args.path.name, tiers=tiers)
+    finally:
+        for box in made:
+            box.close()
     diagnosis = None
-    if report.status == "graded" and report.passed < len(report.tests):
+    # The diagnosis runs on what is left of the same budget, if anything is.
+    left = args.budget - sum(box.used() for box in made)
+    if report.status == "graded" and report.passed < len(report.tests) and left > 0:
         from grader.diagnose import diagnose_path
 
-        diagnosis = diagnose_path(args.path, report)
+        diagnosis = diagnose_path(args.path, report, budget=left)
     if args.json:
         json.dump({**report.as_json(), "diagnosis": diagnosis.as_json() if diagnosis else None}, sys.stdout, indent=2)
         print()
@@ -68,6 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("path", type=_existing_file, help="the submission's .py file")
     check.add_argument("--tiers", help="comma-separated tiers to run (default: all)")
     check.add_argument("--json", action="store_true", help="print the JSON report instead")
+    check.add_argument("--budget", type=_positive_float, default=exercise.load().budget,
+                       help=f"seconds the submission may use in all (default {exercise.load().budget:g}, as grade); "
+                       "the tests after that are reported not run")
     check.set_defaults(func=cmd_check)
 
     for module in SUBCOMMAND_MODULES:

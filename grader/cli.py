@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Callable
 
 from grader import exercise, runner
+from grader.grade import _positive_float
 from grader.safe_text import clean, for_terminal
 from grader.terminal import render_report
 
@@ -48,11 +49,18 @@ def cmd_check(args: argparse.Namespace) -> int:
     # line and a link all get the same verdict from both.
     spec = file_spec(str(args.path))
     prepared = prepare(spec)
-    make = _sandbox_factory(spec.path, prepared, ex)
-    report = runner.run(make, name=spec.name, tiers=tiers)
+    made: list = []
+    make = _sandbox_factory(spec.path, prepared, ex, args.budget, made)
+    try:
+        report = runner.run(make, name=spec.name, tiers=tiers)
+    finally:
+        for box in made:
+            box.close()
     diagnosis = None
-    if report.status == "graded" and report.passed < len(report.tests):
-        diagnosis = _diagnose(make, report)
+    # The diagnosis runs on what is left of the same budget, if anything is.
+    left = args.budget - sum(box.used() for box in made)
+    if report.status == "graded" and report.passed < len(report.tests) and left > 0:
+        diagnosis = _diagnose(_sandbox_factory(spec.path, prepared, ex, left, []), report, left)
     if args.json:
         json.dump(clean({**report.as_json(), "diagnosis": diagnosis.as_json() if diagnosis else None, "isolation": mode}),
                   sys.stdout, indent=2)
@@ -66,7 +74,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0 if report.status == "graded" and report.passed == len(report.tests) else 1
 
 
-def _sandbox_factory(path: Path | None, prepared, ex: exercise.Exercise) -> Callable[[], object]:
+def _sandbox_factory(path: Path | None, prepared, ex: exercise.Exercise, budget: float, made: list) -> Callable[[], object]:
     """Builds the jailed submission from the code as read, or raises LoadError with the reason."""
     from grader.sandbox import SandboxedSubmission
     from grader.submission import LoadError
@@ -75,7 +83,10 @@ def _sandbox_factory(path: Path | None, prepared, ex: exercise.Exercise) -> Call
         if prepared.problem:
             raise LoadError(prepared.problem)
         try:
-            return SandboxedSubmission(path, ex.function, ex.call_timeout, source=prepared.source, filename=prepared.filename)
+            box = SandboxedSubmission(path, ex.function, ex.call_timeout, source=prepared.source,
+                                      filename=prepared.filename, budget=budget)
+            made.append(box)
+            return box
         except LoadError as exc:
             if prepared.notebook is None:
                 raise
@@ -84,7 +95,7 @@ def _sandbox_factory(path: Path | None, prepared, ex: exercise.Exercise) -> Call
     return make
 
 
-def _diagnose(make: Callable[[], object], report: runner.Report):
+def _diagnose(make: Callable[[], object], report: runner.Report, budget: float):
     """The diagnosis of the submission, in a jail of its own, as `grade` gives it."""
     from grader.diagnose import diagnose_submission
     from grader.submission import LoadError
@@ -98,7 +109,7 @@ def _diagnose(make: Callable[[], object], report: runner.Report):
             if attempt:
                 return None
     try:
-        return diagnose_submission(submission, tests=[asdict(t) for t in report.tests])
+        return diagnose_submission(submission, tests=[asdict(t) for t in report.tests], budget=min(budget, 30.0))
     finally:
         submission.close()
 
@@ -123,6 +134,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="print the JSON report instead")
     check.add_argument("--no-sandbox", action="store_true",
                        help="where no isolation works (not root, no usable bubblewrap), run it anyway, NOT isolated")
+    check.add_argument("--budget", type=_positive_float, default=exercise.load().budget,
+                       help=f"seconds the submission may use in all (default {exercise.load().budget:g}, as grade); "
+                       "the tests after that are reported not run")
     check.set_defaults(func=cmd_check)
 
     for module in SUBCOMMAND_MODULES:

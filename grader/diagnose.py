@@ -275,8 +275,8 @@ def _diagnose_outputs(outputs: list, failing: list[str]) -> dict | None:
     return dict(found) if found is not None else None
 
 
-def diagnose_path(path, report) -> Diagnosis | None:
-    """The diagnosis of a submission file, run in its own sandbox; `report` is its runner.Report."""
+def diagnose_path(path, report, budget: float = 30.0) -> Diagnosis | None:
+    """The diagnosis of a submission file, run in its own sandbox within `budget` seconds; `report` is its runner.Report."""
     from grader.sandbox import SandboxedSubmission
     from grader.submission import LoadError
 
@@ -284,13 +284,13 @@ def diagnose_path(path, report) -> Diagnosis | None:
     # The tests loaded this file a moment ago, so a failure to load now is the machine's, not the file's: try twice.
     for attempt in range(2):
         try:
-            submission = SandboxedSubmission(path, ex.function, ex.call_timeout)
+            submission = SandboxedSubmission(path, ex.function, ex.call_timeout, budget=budget)
             break
         except LoadError:
             if attempt:
                 return None
     try:
-        return diagnose_submission(submission, tests=[asdict(t) for t in report.tests])
+        return diagnose_submission(submission, tests=[asdict(t) for t in report.tests], budget=min(budget, 30.0))
     finally:
         submission.close()
 

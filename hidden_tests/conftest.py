@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, Phase, settings
 
 from grader import exercise
 from grader.runner import PROVIDER_KEY, SubmissionProvider
+from grader.submission import SubmissionError
 
 EXERCISE = exercise.load()
 DEFAULT_SUBMISSION = exercise.KIT_ROOT / "solutions" / "reference.py"
@@ -60,6 +61,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="where no isolation works (not root, no usable bubblewrap), run the submission anyway, NOT isolated",
     )
     group.addoption(
+        "--budget",
+        type=float,
+        default=EXERCISE.budget,
+        help=f"seconds the submission may use in all, its loads and calls (default {EXERCISE.budget:g}, as "
+        "`meteor-kit grade`); the tests after that are not run",
+    )
+    group.addoption(
         "--tiers",
         default=",".join(EXERCISE.tiers),
         help=f"comma-separated tiers to run (default: all of {', '.join(EXERCISE.tiers)})",
@@ -95,7 +103,7 @@ def _sandboxed(config: pytest.Config):
 
     _require_isolation(config)
     path = config.getoption("--submission") or DEFAULT_SUBMISSION
-    submission = SandboxedSubmission(path, EXERCISE.function, EXERCISE.call_timeout)
+    submission = SandboxedSubmission(path, EXERCISE.function, EXERCISE.call_timeout, budget=config.getoption("--budget"))
     config.add_cleanup(submission.close)
     return submission
 
@@ -113,5 +121,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture
 def submission(request: pytest.FixtureRequest):
-    """The student's code: an object whose `meteor_score` is the submitted function."""
-    return request.config.stash[PROVIDER_KEY].get()
+    """The student's code: an object whose `meteor_score` is the submitted function.
+
+    Once a sandboxed submission has used up its time budget, the tests left are not run: each
+    says so at once, and the whole run ends within the budget and a little time of our own.
+    """
+    provided = request.config.stash[PROVIDER_KEY].get()
+    spent = getattr(provided, "spent", None)
+    why = spent() if spent is not None else None
+    if why:
+        raise SubmissionError("not_run", why)
+    return provided
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """A test left out by the budget reads as one line, not a traceback through this file."""
+    outcome = yield
+    excinfo = call.excinfo
+    if excinfo is not None and isinstance(excinfo.value, SubmissionError) and excinfo.value.kind == "not_run":
+        outcome.get_result().longrepr = excinfo.value.message

@@ -235,3 +235,13 @@ def test_a_test_pays_only_if_it_passes_and_no_more_than_its_tier(graded):
         for test in result["tests"]:
             assert test["score"] in (0.0, test["max_score"]) and test["max_score"] <= points[test["tier"]]
             assert test["status"] == "pass" or test["score"] == 0.0, (name, test["name"])
+
+
+def test_check_gives_the_points_grade_gives(graded, meteor_kit):
+    for name in ("cheat/hard_codes_visible_tests", "wrong/no_rounding"):
+        done = subprocess.run([str(meteor_kit), "check", str(CATALOGUE / f"{name}.py"), "--json"],
+                              capture_output=True, text=True, timeout=600)
+        checked = json.loads(done.stdout)
+        assert [(t["name"], t["status"], t["score"], t["max_score"]) for t in checked["tests"]] == [
+            (t["name"], t["status"], t["score"], t["max_score"]) for t in graded[name]["tests"]], name
+        assert checked["score"] == graded[name]["score"] and checked["max_score"] == graded[name]["max_score"] == 113

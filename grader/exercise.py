@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -33,6 +33,7 @@ class Exercise:
     hypothesis_examples: int
     private_examples: int
     tiers: dict[str, Tier]
+    scoring: dict = field(default_factory=dict)  # when points are paid: read by grader/scoring.py
 
     @property
     def browser_tiers(self) -> tuple[str, ...]:
@@ -61,6 +62,7 @@ def parse(data: dict) -> Exercise:
         hypothesis_examples=int(data["hypothesis"]["examples"]),
         private_examples=int(data["hypothesis"]["private_examples"]),
         tiers=tiers,
+        scoring=data.get("scoring", {}),
     )
 
 

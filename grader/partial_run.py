@@ -106,7 +106,8 @@ def catalogue() -> Catalogue:
         raise LoadError("-")
 
     outcome, ids = run_tests(refuse)
-    return Catalogue([{**vars(t), "message": ""} for t in outcome.tests], ids)
+    tests = runner.Report("", "error", "", outcome.tests).tests  # max_score as the grading policy says
+    return Catalogue([{**vars(t), "message": ""} for t in tests], ids)
 
 
 def freeze_hypothesis_constants() -> None:

@@ -13,7 +13,7 @@ from typing import Any, Callable
 import hypothesis
 import pytest
 
-from grader import exercise
+from grader import exercise, scoring
 from grader.checks import WrongAnswer
 from grader.submission import LoadError, SubmissionError, Submission
 
@@ -42,6 +42,10 @@ class Report:
     message: str
     tests: list[TestResult] = field(default_factory=list)
     duration: float = 0.0
+
+    def __post_init__(self) -> None:
+        # Points come from the grading policy (grader/scoring.py), from all the verdicts together.
+        self.tests = scoring.apply(self.tests)
 
     @property
     def score(self) -> float:

@@ -38,6 +38,7 @@ KIT_FILES = (
     "grader/checks.py",
     "grader/submission.py",
     "grader/runner.py",
+    "grader/scoring.py",
     "grader/diagnosis_core.py",
     "problem/exercise.toml",
     "hidden_tests/conftest.py",

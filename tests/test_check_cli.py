@@ -154,7 +154,9 @@ def test_the_starter_errors_in_every_test_with_a_readable_message():
     assert {t["tier"] for t in report["tests"]} == set(TIERS)
     for test in report["tests"]:
         assert test["status"] == "error", test
-        assert "meteor_score raised NotImplementedError: write meteor_score here" in test["message"]
+        # A twin's message leaves out the exception's text, which could carry its unseen input.
+        raised = "NotImplementedError" if test["name"].startswith("test_twin[") else "NotImplementedError: write meteor_score here"
+        assert f"meteor_score raised {raised}" in test["message"]
         assert "Traceback" not in test["message"] and "site-packages" not in test["message"]
         if test["tier"] == "hidden":
             assert test["message"].startswith("expected ") and "[rule: " in test["message"], test

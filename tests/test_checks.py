@@ -17,7 +17,10 @@ from grader.checks import Opaque, WrongAnswer, correct_roundings, expect_score, 
 from grader.runner import run
 from grader.submission import LocalSubmission
 
-CHEATS = sorted((KIT_ROOT / "tests" / "catalogue" / "cheat").glob("*.py"))
+# The constants and the hard-coder pass tests on purpose: the grading policy is what makes them
+# earn nothing (tests/test_catalogue.py). Every other cheat must not pass a single test.
+CHEATS = sorted(p for p in (KIT_ROOT / "tests" / "catalogue" / "cheat").glob("*.py")
+                if not p.stem.startswith(("returns_", "hard_codes_")))
 
 
 # ---------------------------------------------------------------- correct roundings
@@ -250,7 +253,7 @@ def test_an_object_returned_from_the_sandbox_crosses_as_its_type_name():
     report = check_json(KIT_ROOT / "tests" / "catalogue" / "cheat" / "always_equal.py")
     for test in report["tests"]:
         assert "meteor_score returned submission.Anything; it must return a float" in test["message"]
-        if test["tier"] != "properties":
+        if test["tier"] != "properties" and "[properties-" not in test["name"]:  # nor the properties' twins
             assert "expected " in test["message"] and ", but meteor_score returned" in test["message"], test
 
 

@@ -285,23 +285,33 @@ def _worker(conn: Connection, settings: Settings, tests: Catalogue, core: int | 
         except OSError:
             pass
     grader = Grader(settings, tests)
-    while True:
-        try:
-            task = conn.recv()
-        except EOFError:
-            task = None
-        if task is None:
-            grader.close()
-            return
-        index, spec, traces = task
-        grader.on_slow = lambda: conn.send(("slow", index))
-        for item in traces:
-            grader.memo.learn(item)
-        try:
-            result, new = grader.grade(spec)
-        except Exception as exc:  # noqa: BLE001 - the grader's own failure must not stop the class
-            result, new = _grader_failed(spec.name, tests.template, f"{type(exc).__name__}: {exc}"), []
-        conn.send((index, result, new))
+
+    def stop(*_: object) -> None:
+        # The parent ends a busy worker with SIGTERM when the run is interrupted. An exception
+        # would not do: pytest, mid-run, catches even SystemExit and goes on.
+        grader.close()
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        while True:
+            try:
+                task = conn.recv()
+            except EOFError:
+                task = None
+            if task is None:
+                return
+            index, spec, traces = task
+            grader.on_slow = lambda: conn.send(("slow", index))
+            for item in traces:
+                grader.memo.learn(item)
+            try:
+                result, new = grader.grade(spec)
+            except Exception as exc:  # noqa: BLE001 - the grader's own failure must not stop the class
+                result, new = _grader_failed(spec.name, tests.template, f"{type(exc).__name__}: {exc}"), []
+            conn.send((index, result, new))
+    finally:
+        grader.close()
 
 
 def _grader_failed(name: str, template: list[dict], why: str) -> dict:
@@ -310,6 +320,25 @@ def _grader_failed(name: str, template: list[dict], why: str) -> dict:
     return {"submission": name, "status": "error", "message": message, "tests": tests, "duration": 0.0,
             "score": 0.0, "max_score": sum(t["max_score"] for t in tests), "passed": 0, "from_memo": 0,
             "diagnosis": None, "source": None}
+
+
+NOT_GRADED = "not graded: the run was interrupted before this submission was graded; run the command again to grade it"
+
+
+def not_graded(name: str, template: list[dict]) -> dict:
+    """The result of a submission the run never reached: no score, and a reason."""
+    tests = [{**t, "status": "not_run", "message": NOT_GRADED, "output": "", "score": 0.0} for t in template]
+    return {"submission": name, "status": "not_graded", "message": NOT_GRADED, "tests": tests, "duration": 0.0,
+            "score": 0.0, "max_score": sum(t["max_score"] for t in tests), "passed": 0, "from_memo": 0,
+            "diagnosis": None, "source": None}
+
+
+class Interrupted(Exception):
+    """Ctrl+C during a run: `results` holds what was graded, the rest marked not graded."""
+
+    def __init__(self, results: list[dict]):
+        super().__init__("interrupted")
+        self.results = results
 
 
 @dataclass
@@ -344,6 +373,7 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
         child.close()
         return _Slot(next(ids), process, parent)
 
+    interrupted = False
     try:
         for _ in range(min(jobs, len(specs))):
             slots.append(start())
@@ -394,8 +424,15 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
                 slot.process.kill()
                 slot.process.join()
                 slots[slots.index(slot)] = start()
+    except KeyboardInterrupt:
+        # A second Ctrl+C while the workers stop must not cut the results short either.
+        handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        interrupted = True
     finally:
         for slot in slots:
+            if interrupted and slot.task is not None:
+                slot.process.terminate()  # it is busy: it would finish its submission first
+                continue
             try:
                 slot.conn.send(None)
             except OSError:
@@ -405,6 +442,9 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
             if slot.process.is_alive():
                 slot.process.kill()
                 slot.process.join()
+    if interrupted:
+        signal.signal(signal.SIGINT, handler)
+        raise Interrupted([r if r is not None else not_graded(s.name, template) for r, s in zip(results, specs)])
     return results  # type: ignore[return-value]
 
 
@@ -451,11 +491,25 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _check_out(out: Path, paths: list[str]) -> None:
+    """Refuse an --out that a later run would grade, or whose replaced folders hold submissions."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} exists and is not a directory")
+    target = out.resolve()
+    for text in paths:
+        path = Path(text).resolve()
+        if Path(text).is_dir() and (path == target or path in target.parents):
+            raise UsageError(f"--out {out} is inside the class folder {text}: a later run would grade "
+                             "its own output as students; choose an --out outside it")
+        for replaced in ("gradescope", "report"):  # each run replaces these folders whole
+            if path == target / replaced or target / replaced in path.parents:
+                raise UsageError(f"{text} is inside {out / replaced}, which every run replaces; move it out of --out")
+
+
 def cmd_grade(args: argparse.Namespace) -> int:
     try:
+        _check_out(args.out, args.submissions)
         specs = discover(args.submissions)
-        if args.out.exists() and not args.out.is_dir():
-            raise UsageError(f"--out {args.out} exists and is not a directory")
     except UsageError as exc:
         print(f"meteor-kit grade: {exc}", file=sys.stderr)
         return 2
@@ -465,7 +519,14 @@ def cmd_grade(args: argparse.Namespace) -> int:
     settings = Settings(args.timeout, args.budget, args.memo)
     started = time.monotonic()
     progress = Progress(len(specs), sys.stderr)
-    results = grade_all(specs, settings, args.jobs, progress)
+    try:
+        results, interrupted = grade_all(specs, settings, args.jobs, progress), False
+    except Interrupted as stop:
+        results, interrupted = stop.results, True
+    except KeyboardInterrupt:  # before the first worker started
+        progress.finish()
+        print("meteor-kit grade: interrupted before any submission was graded; nothing was written", file=sys.stderr)
+        return 130
     progress.finish()
     elapsed = time.monotonic() - started
     document = {
@@ -473,8 +534,19 @@ def cmd_grade(args: argparse.Namespace) -> int:
         "isolation": mode,
         "settings": {"timeout": settings.timeout, "budget": settings.budget, "jobs": args.jobs},
         "duration": round(elapsed, 3),
+        "interrupted": interrupted,
         "submissions": results,
     }
-    write_outputs(args.out, document)
+    # Writing takes a second or two: a Ctrl+C now would leave files from two different runs.
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        write_outputs(args.out, document)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if interrupted:
+        left = sum(r["status"] == "not_graded" for r in results)
+        print(f"meteor-kit grade: interrupted; {len(results) - left} of {len(results)} graded, written to "
+              f"{args.out}/ with the other {left} marked not_graded", file=sys.stderr)
+        return 130
     print(summary(results, elapsed, args.out))
     return 0

@@ -152,6 +152,6 @@ def summary(results: list[dict], elapsed: float, out: Path) -> str:
         lines.append("\ndiagnoses, most common first:")
         for mistake, count in counts.mistakes.most_common(5):
             lines.append(f"  {count:>5}  {_visible(str(mistake))}")
-    files = ["results.json", "grades.csv", "gradescope/"] + (["report.html"] if (out / "report.html").exists() else [])
+    files = ["results.json", "grades.csv", "gradescope/"] + (["report.html", "report/"] if (out / "report.html").exists() else [])
     lines.append(f"\nwritten to {_visible(str(out))}/: {', '.join(files)}")
     return "\n".join(lines)

@@ -35,6 +35,8 @@ PAGES = "report"  # the folder of per-student pages, beside report.html
 _CODE_STYLE = HtmlFormatter(cssclass="code", style="friendly").get_style_defs(".code")
 TROUBLES_OPEN = 20  # longer lists of errors start collapsed
 TOP_DIAGNOSES = 8  # the rest start collapsed
+SIMILAR_SHOWN = 200  # pairs of similar code in the overview; results.json keeps them all
+SIMILAR_SHOWN_PER_STUDENT = 20
 
 # Sorting the overview's rows: buttons in the column headings, so a keyboard reaches them.
 SORT_SCRIPT = """
@@ -507,6 +509,9 @@ def _similar_html(results: dict, pages: dict[str, str]) -> str:
     pairs = results.get("similar") or []
     out = ['<section class="card" id="similar"><h2>Similar code</h2>']
     note = results.get("similar_note") or ""
+    if results.get("similar") is None:
+        out.append(f'<p class="muted">Similar code was not checked in this run. {_e(note)}</p></section>')
+        return "".join(out)
     if not pairs:
         out.append(f'<p class="muted">No two submissions share enough code to flag. {_e(note)}</p></section>')
         return "".join(out)
@@ -515,9 +520,13 @@ def _similar_html(results: dict, pages: dict[str, str]) -> str:
         page = pages.get(name)
         return f'<a href="{PAGES}/{_e(page)}">{_e(name)}</a>' if page else _e(name)
 
-    out.append(f'<p class="muted">{_plural(len(pairs), "pair")} flagged, most overlap first. {_e(note)}</p>')
+    shown = pairs[:SIMILAR_SHOWN]
+    more = f" The first {len(shown)} are shown; results.json lists them all." if len(pairs) > len(shown) else ""
+    out.append(f'<p class="muted">{_plural(len(pairs), "pair")} flagged, most overlap first: the same code, or the '
+               f'same code with names, comments or layout changed (copydetect, starter code ignored).{more} '
+               f'A flag is a reason to look, not a verdict. {_e(note)}</p>')
     out.append('<table><tr><th>first</th><th>second</th><th class="num">overlap</th></tr>')
-    for pair in pairs:
+    for pair in shown:
         label = "identical" if pair.get("identical") else f'{pair.get("overlap", 0):.0%}'
         out.append(f'<tr><td>{link(pair["a"])}</td><td>{link(pair["b"])}</td><td class="num"><b>{_e(label)}</b></td></tr>')
     out.append("</table></section>")
@@ -532,7 +541,9 @@ def student_page(sub: dict, title: str, similar: list[dict] | None = None) -> st
     twins = ""
     if similar:
         others = ", ".join(f'{_e(p["b"] if p["a"] == name else p["a"])} ({"identical" if p.get("identical") else format(p.get("overlap", 0), ".0%")})'
-                           for p in similar)
+                           for p in similar[:SIMILAR_SHOWN_PER_STUDENT])
+        if len(similar) > SIMILAR_SHOWN_PER_STUDENT:
+            others += f" and {len(similar) - SIMILAR_SHOWN_PER_STUDENT} more"
         twins = f'<p class="diag none" id="similar">Similar code: {others}</p>'
     out += [
         f'<header><div><p><a href="../report.html">← {_e(title)} — class report</a></p><h1>{_e(name)}</h1></div></header>',

@@ -506,6 +506,16 @@ def _check_out(out: Path, paths: list[str]) -> None:
                 raise UsageError(f"{text} is inside {out / replaced}, which every run replaces; move it out of --out")
 
 
+def _similar(results: list[dict]) -> list[dict] | None:
+    """Pairs of submissions with identical or near-identical code (None: the check could not run)."""
+    try:
+        from grader.similarity import similar_pairs
+    except ImportError as exc:
+        print(f"warning: similar code not checked ({exc})", file=sys.stderr)
+        return None
+    return similar_pairs(results)
+
+
 def cmd_grade(args: argparse.Namespace) -> int:
     try:
         _check_out(args.out, args.submissions)
@@ -528,6 +538,11 @@ def cmd_grade(args: argparse.Namespace) -> int:
         print("meteor-kit grade: interrupted before any submission was graded; nothing was written", file=sys.stderr)
         return 130
     progress.finish()
+    similar, note = None, ""
+    try:
+        similar = _similar(results)
+    except KeyboardInterrupt:
+        interrupted, note = True, "the check for similar code was interrupted"
     elapsed = time.monotonic() - started
     document = {
         "exercise": exercise.load().id,
@@ -535,6 +550,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
         "settings": {"timeout": settings.timeout, "budget": settings.budget, "jobs": args.jobs},
         "duration": round(elapsed, 3),
         "interrupted": interrupted,
+        "similar": similar,
+        "similar_note": note,
         "submissions": results,
     }
     # Writing takes a second or two: a Ctrl+C now would leave files from two different runs.
@@ -543,6 +560,9 @@ def cmd_grade(args: argparse.Namespace) -> int:
         write_outputs(args.out, document)
     finally:
         signal.signal(signal.SIGINT, previous)
+    if interrupted and note:
+        print(f"meteor-kit grade: interrupted; every submission graded, {note}; written to {args.out}/", file=sys.stderr)
+        return 130
     if interrupted:
         left = sum(r["status"] == "not_graded" for r in results)
         print(f"meteor-kit grade: interrupted; {len(results) - left} of {len(results)} graded, written to "

@@ -53,6 +53,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 # Each of these modules has `register(commands)`, which adds its subcommand to the parser.
 SUBCOMMAND_MODULES: tuple[str, ...] = (
     "grader.grade",
+    "grader.merge",
     "grader.gradescope",
     "grader.explain_cli",
     "grader.web_build",

@@ -23,8 +23,9 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any, Callable
 
-from grader import exercise, runner
+from grader import exercise, resume, runner
 from grader.memo import Memo, Profile, Recorder, Trace
+from grader.merge import in_shard, parse_shard
 from grader.notebook import NotebookError, extract
 from grader.partial_run import Catalogue, catalogue, freeze_hypothesis_constants, run_tests
 from grader.outputs import write_outputs
@@ -468,6 +469,11 @@ def register(commands: argparse._SubParsersAction) -> None:
                         help=f"seconds of wall time for one submission in all (default {ex.budget:g})")
     parser.add_argument("--no-memo", dest="memo", action="store_false",
                         help="run the tests in full for every submission, even one that behaves like an earlier one")
+    parser.add_argument("--shard", type=parse_shard, metavar="K/N",
+                        help="grade only the Kth of N parts of the class (by a digest of each name); "
+                        "`meteor-kit merge` puts the parts' --out folders together")
+    parser.add_argument("--fresh", action="store_true",
+                        help="grade every submission again, even those unchanged since the last run into --out")
     parser.set_defaults(func=cmd_grade)
 
 
@@ -506,20 +512,26 @@ def _check_out(out: Path, paths: list[str]) -> None:
                 raise UsageError(f"{text} is inside {out / replaced}, which every run replaces; move it out of --out")
 
 
-def _similar(results: list[dict]) -> list[dict] | None:
+def _similar(results: list[dict]) -> tuple[list[dict] | None, str]:
     """Pairs of submissions with identical or near-identical code (None: the check could not run)."""
     try:
-        from grader.similarity import similar_pairs
+        from grader.similarity import MAX_PAIRS, similar_pairs
     except ImportError as exc:
         print(f"warning: similar code not checked ({exc})", file=sys.stderr)
-        return None
-    return similar_pairs(results)
+        return None, f"not checked: {exc}"
+    print(f"checking {len(results)} submission(s) for similar code...", file=sys.stderr, flush=True)
+    pairs = similar_pairs(results)
+    if len(pairs) > MAX_PAIRS:
+        return pairs[:MAX_PAIRS], f"{len(pairs)} pairs in all; the {MAX_PAIRS} with the most overlap are listed."
+    return pairs, ""
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
     try:
         _check_out(args.out, args.submissions)
         specs = discover(args.submissions)
+        if args.shard:
+            specs = [spec for spec in specs if in_shard(spec.name, args.shard)]
     except UsageError as exc:
         print(f"meteor-kit grade: {exc}", file=sys.stderr)
         return 2
@@ -528,28 +540,40 @@ def cmd_grade(args: argparse.Namespace) -> int:
         print(ISOLATION_NOTES[mode], file=sys.stderr)
     settings = Settings(args.timeout, args.budget, args.memo)
     started = time.monotonic()
-    progress = Progress(len(specs), sys.stderr)
+    # A result from the last run into --out is kept when the code, the settings and the kit are the same.
+    earlier = {} if args.fresh else resume.previous(args.out)
+    keys = [resume.key(p.source, p.problem, {"timeout": settings.timeout, "budget": settings.budget})
+            for p in map(prepare, specs)]
+    todo = [i for i, k in enumerate(keys) if k not in earlier]
+    if len(todo) < len(specs):
+        print(f"{len(specs) - len(todo)} submission(s) unchanged since the last run into {args.out}: their results are kept "
+              "(--fresh grades every one)", file=sys.stderr)
+    progress = Progress(len(todo), sys.stderr)
     try:
-        results, interrupted = grade_all(specs, settings, args.jobs, progress), False
+        graded, interrupted = grade_all([specs[i] for i in todo], settings, args.jobs, progress), False
     except Interrupted as stop:
-        results, interrupted = stop.results, True
+        graded, interrupted = stop.results, True
     except KeyboardInterrupt:  # before the first worker started
         progress.finish()
         print("meteor-kit grade: interrupted before any submission was graded; nothing was written", file=sys.stderr)
         return 130
     progress.finish()
-    similar, note = None, ""
+    fresh = dict(zip(todo, graded))
+    results = [{**fresh[i], "key": k, "reused": False} if i in fresh else {**earlier[k], "submission": spec.name, "reused": True}
+               for i, (spec, k) in enumerate(zip(specs, keys))]
+    similar, note, cut = None, "", False
     try:
-        similar = _similar(results)
+        similar, note = _similar(results)
     except KeyboardInterrupt:
-        interrupted, note = True, "the check for similar code was interrupted"
+        cut, note = True, "the check for similar code was interrupted"
     elapsed = time.monotonic() - started
     document = {
         "exercise": exercise.load().id,
         "isolation": mode,
         "settings": {"timeout": settings.timeout, "budget": settings.budget, "jobs": args.jobs},
         "duration": round(elapsed, 3),
-        "interrupted": interrupted,
+        "interrupted": interrupted or cut,
+        "shard": list(args.shard) if args.shard else None,
         "similar": similar,
         "similar_note": note,
         "submissions": results,
@@ -560,7 +584,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         write_outputs(args.out, document)
     finally:
         signal.signal(signal.SIGINT, previous)
-    if interrupted and note:
+    if cut and not interrupted:
         print(f"meteor-kit grade: interrupted; every submission graded, {note}; written to {args.out}/", file=sys.stderr)
         return 130
     if interrupted:

@@ -134,6 +134,9 @@ def summary(results: list[dict], elapsed: float, out: Path) -> str:
         lines.append(f"{len(errors)} could not be graded (see their message in results.json):")
         for r in errors[:10]:
             lines.append(f"  {_visible(str(r['submission']))}: {_visible(str(r['message'])[:120])}")
+    reused = sum(bool(r.get("reused")) for r in results)
+    if reused:
+        lines.append(f"{reused} unchanged since the last run: results kept")
     lines.append(f"{counts.all_passed} passed every test")
     lines.append(f"\nscore distribution of the {counts.graded} graded (percent of the maximum):")
     widest = max(counts.bins + [counts.categories[k] for k in UNSCORED] + [1])

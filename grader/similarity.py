@@ -22,6 +22,7 @@ THRESHOLD = 0.75  # flagged when a file shares this much of its tokens with anot
 # A pair is compared in full only when one file holds this share of the other's fingerprints:
 # planted copies held 0.71 or more, independent solutions at most 0.28 (docs/similarity.md).
 CANDIDATE = 0.5
+MAX_PAIRS = 2000  # kept in results.json: a class that shares one file makes pairs by the thousand
 
 
 def _normal(source: str) -> str:
@@ -41,31 +42,42 @@ def similar_pairs(results: list[dict]) -> list[dict]:
     starter = CodeFingerprint("starter.py", K, WINDOW, language="python",
                               fp=io.StringIO(exercise.KIT_ROOT.joinpath("problem", "starter.py").read_text(encoding="utf-8")))
     boilerplate = np.array(sorted(starter.hashes), dtype=np.int64)
+    # Files with the same tokenized code (a copy with names changed, comments or layout too)
+    # overlap fully: they form one group, and copydetect compares one file of each group.
+    groups: dict[str, list[tuple[str, bytes]]] = {}
     prints = {}
     for r in results:
         source = r.get("source")
         if not source or r.get("status") == "not_graded":
             continue
+        name = str(r["submission"])
         try:
-            fingerprint = CodeFingerprint(str(r["submission"]), K, WINDOW, boilerplate=boilerplate,
-                                          language="python", fp=io.StringIO(source))
+            fingerprint = CodeFingerprint(name, K, WINDOW, boilerplate=boilerplate, language="python", fp=io.StringIO(source))
         except Exception:  # noqa: BLE001 - a file the tokenizer cannot take is left out, not the class
             continue
-        if fingerprint.hashes:  # nothing beyond the starter: nothing to compare
-            prints[str(r["submission"])] = (fingerprint, hashlib.sha256(_normal(source).encode("utf-8", "replace")).digest())
-    pairs = []
-    for a, b in itertools.combinations(sorted(prints), 2):
-        (first, digest_a), (second, digest_b) = prints[a], prints[b]
-        identical = digest_a == digest_b
-        shared = len(first.hashes & second.hashes) / min(len(first.hashes), len(second.hashes))
-        if not identical and shared < CANDIDATE:
+        if not fingerprint.hashes:  # nothing beyond the starter: nothing to compare
             continue
-        if identical or first.filtered_code == second.filtered_code:  # the same tokens, names aside
-            overlap = 1.0
-        else:
-            _, (share_a, share_b), _ = compare_files(first, second)
-            overlap = float(max(share_a, share_b))
+        digest = hashlib.sha256(_normal(source).encode("utf-8", "replace")).digest()
+        members = groups.setdefault(fingerprint.filtered_code, [])
+        if not members:
+            prints[fingerprint.filtered_code] = fingerprint
+        members.append((name, digest))
+    pairs = []
+    for members in groups.values():
+        for (a, digest_a), (b, digest_b) in itertools.combinations(members, 2):
+            pairs.append(_pair(a, b, 1.0, digest_a == digest_b))
+    for one, other in itertools.combinations(groups, 2):
+        first, second = prints[one], prints[other]
+        if len(first.hashes & second.hashes) < CANDIDATE * min(len(first.hashes), len(second.hashes)):
+            continue
+        _, (share_a, share_b), _ = compare_files(first, second)
+        overlap = float(max(share_a, share_b))
         if overlap >= THRESHOLD:
-            pairs.append({"a": a, "b": b, "overlap": round(overlap, 3), "identical": identical})
+            pairs += [_pair(a, b, overlap, False) for a, _ in groups[one] for b, _ in groups[other]]
     pairs.sort(key=lambda p: (-p["overlap"], p["a"], p["b"]))
     return pairs
+
+
+def _pair(a: str, b: str, overlap: float, identical: bool) -> dict:
+    a, b = sorted((a, b))
+    return {"a": a, "b": b, "overlap": round(overlap, 3), "identical": identical}

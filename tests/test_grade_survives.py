@@ -61,6 +61,15 @@ def test_ctrl_c_writes_what_was_graded_marks_the_rest_and_exits_130(tmp_path, ki
     csv_rows = (out / "grades.csv").read_text().splitlines()[1:]
     assert len(csv_rows) == 12 and sum(",not_graded," in row for row in csv_rows) == len(left)
     assert (out / "report.html").exists()
+    # The same command again grades only what was not graded, and keeps the rest.
+    again = subprocess.run([str(meteor_kit), "grade", str(tmp_path / "class"), "--out", str(out), "--jobs", "1"],
+                           capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    assert f"{len(graded)} submission(s) unchanged since the last run" in again.stderr
+    resumed = {r["submission"]: r for r in json.loads((out / "results.json").read_text())["submissions"]}
+    assert all(r["status"] == "graded" and r["score"] == r["max_score"] for r in resumed.values())
+    assert {n for n, r in resumed.items() if r["reused"]} == {r["submission"] for r in graded}
+    assert all(resumed[r["submission"]]["tests"] == r["tests"] for r in graded)
     # No jail outlives the run.
     time.sleep(0.5)
     for pid in filter(str.isdigit, os.listdir("/proc")):
@@ -69,6 +78,33 @@ def test_ctrl_c_writes_what_was_graded_marks_the_rest_and_exits_130(tmp_path, ki
         except OSError:
             continue
         assert str(out).encode() not in cmdline and str(tmp_path / "class").encode() not in cmdline
+
+
+def test_running_again_grades_only_new_or_changed_code_and_fresh_grades_all(tmp_path, kit_root, meteor_kit):
+    klass, out = tmp_path / "class", tmp_path / "out"
+    klass.mkdir()
+    reference = (kit_root / "solutions" / "reference.py").read_text()
+    (klass / "ann.py").write_text(reference)
+    (klass / "bob.py").write_text((kit_root / "tests" / "catalogue" / "wrong" / "no_clipping.py").read_text())
+
+    def run(*flags: str) -> dict:
+        done = subprocess.run([str(meteor_kit), "grade", str(klass), "--out", str(out), *flags],
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+        return {r["submission"]: r for r in json.loads((out / "results.json").read_text())["submissions"]}
+
+    first = run()
+    assert not first["ann.py"]["reused"] and not first["bob.py"]["reused"]
+    second = run()
+    assert second["ann.py"]["reused"] and second["bob.py"]["reused"]
+    assert {n: (r["score"], r["tests"], r["diagnosis"]) for n, r in second.items()} == {n: (r["score"], r["tests"], r["diagnosis"]) for n, r in first.items()}
+    (klass / "bob.py").write_text(reference.replace("def meteor_score", "# fixed\ndef meteor_score"))
+    (klass / "cy.py").write_text(reference + "\n# new student\n")
+    third = run()
+    assert third["ann.py"]["reused"] and not third["bob.py"]["reused"] and not third["cy.py"]["reused"]
+    assert third["bob.py"]["score"] == third["bob.py"]["max_score"]
+    assert not any(r["reused"] for r in run("--fresh").values())
+    assert not any(r["reused"] for r in run("--timeout", "1.5").values())  # other settings, other verdicts
 
 
 @pytest.mark.parametrize("where", ["class", "class/sub/out", "class/../class/out"])

@@ -374,14 +374,25 @@ def _head(title: str, csp: str, style: str = "") -> list[str]:
     ]
 
 
+ISOLATION_TEXT = {
+    "bubblewrap": "Isolation: bubblewrap. Every submission ran in its own jail.",
+    "separate-uid": "Isolation: separate-uid (root without a usable bubblewrap). Submissions ran as an "
+    "unprivileged uid that could not read the kit, the class or the outputs; they could still use the "
+    "network and see other processes' names and world-readable system files.",
+    "none": "NOT ISOLATED: this run used --no-sandbox. Submissions ran as the instructor's user and could "
+    "read the hidden tests, the reference, other submissions and any of that user's files.",
+}
+
+
 def _isolation_banner(results: dict) -> str:
-    mode = results.get("isolation")
+    """The isolation mode of the run: quiet for bubblewrap, a loud alert for anything less."""
+    mode = str(results.get("isolation") or "")
     if mode == "bubblewrap":
-        return '<div class="banner ok" id="isolation">Isolation: bubblewrap. Every submission ran in its own sandbox.</div>'
-    if not mode:
-        return '<div class="banner loud" id="isolation">Isolation: not recorded. These results do not say whether submissions ran in a sandbox.</div>'
-    return (f'<div class="banner loud" id="isolation" role="alert">Isolation: {_e(mode)}, not bubblewrap. Submissions ran '
-            "without the sandbox: they could read files and use the network. Grade again where bubblewrap works.</div>")
+        return f'<div class="banner ok" id="isolation" data-isolation="bubblewrap">{_e(ISOLATION_TEXT[mode])}</div>'
+    text = ISOLATION_TEXT.get(mode) or (
+        f"Isolation: {mode}, not bubblewrap. Submissions did not run in the bubblewrap sandbox." if mode
+        else "Isolation: not recorded. These results do not say whether submissions ran in a sandbox.")
+    return f'<div class="banner loud" id="isolation" data-isolation="{_e(mode)}" role="alert">{_e(text)}</div>'
 
 
 def _score_cell(sub: dict) -> str:

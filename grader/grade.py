@@ -592,5 +592,5 @@ def cmd_grade(args: argparse.Namespace) -> int:
         print(f"meteor-kit grade: interrupted; {len(results) - left} of {len(results)} graded, written to "
               f"{args.out}/ with the other {left} marked not_graded", file=sys.stderr)
         return 130
-    print(summary(results, elapsed, args.out))
+    print(summary(results, elapsed, args.out, similar))
     return 0

@@ -125,7 +125,7 @@ class Progress:
             self._drawn = False
 
 
-def summary(results: list[dict], elapsed: float, out: Path) -> str:
+def summary(results: list[dict], elapsed: float, out: Path, similar: list[dict] | None = None) -> str:
     """The score distribution and the tests the class failed most often (counts as in report.html)."""
     counts = tally(results)
     lines = [f"graded {len(results)} submission(s) in {elapsed:.1f} s ({len(results) / max(elapsed, 1e-9):.1f}/s)"]
@@ -144,7 +144,7 @@ def summary(results: list[dict], elapsed: float, out: Path) -> str:
     rows += [(label, counts.categories[kind]) for kind, label in UNSCORED.items() if kind == "never_loaded" or counts.categories[kind]]
     side = max(len(label) for label, _ in rows)
     for label, count in rows:
-        bar = "#" * round(40 * count / widest) if count else ""
+        bar = "#" * round(30 * count / widest) if count else ""  # the line stays within 60 columns
         lines.append(f"  {label:<{side}}  {count:>5}  {bar}".rstrip())
     failed = Counter(t["name"] for r in results for t in r["tests"] if t["status"] != "pass" and r["status"] == "graded")
     if failed:
@@ -155,6 +155,9 @@ def summary(results: list[dict], elapsed: float, out: Path) -> str:
         lines.append("\ndiagnoses, most common first:")
         for mistake, count in counts.mistakes.most_common(5):
             lines.append(f"  {count:>5}  {_visible(str(mistake))}")
+    if similar:
+        lines.append(f"\nsimilar code: {len(similar)} pair(s) flagged, first {_visible(str(similar[0]['a']))} and "
+                     f"{_visible(str(similar[0]['b']))} (see report.html)")
     files = ["results.json", "grades.csv", "gradescope/"] + (["report.html", "report/"] if (out / "report.html").exists() else [])
     lines.append(f"\nwritten to {_visible(str(out))}/: {', '.join(files)}")
     return "\n".join(lines)

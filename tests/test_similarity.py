@@ -107,3 +107,4 @@ def test_grade_flags_two_students_with_the_same_file(tmp_path, kit_root, meteor_
     assert document["similar"] == [{"a": "ann.py", "b": "bob.py", "overlap": 1.0, "identical": False}]
     report = (tmp_path / "out" / "report.html").read_text()
     assert "1 pair flagged" in report
+    assert "similar code: 1 pair(s) flagged, first ann.py and bob.py" in run.stdout

@@ -117,6 +117,7 @@ def _diagnose(make: Callable[[], object], report: runner.Report, budget: float):
 # Each of these modules has `register(commands)`, which adds its subcommand to the parser.
 SUBCOMMAND_MODULES: tuple[str, ...] = (
     "grader.grade",
+    "grader.merge",
     "grader.gradescope",
     "grader.explain_cli",
     "grader.web_build",

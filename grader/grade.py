@@ -23,9 +23,10 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any, Callable
 
-from grader import exercise, runner
+from grader import exercise, resume, runner
 from grader.memo import Memo, Profile, Recorder, Trace, confirm, full_run
 from grader.discovery import SOURCE_LIMIT, Prepared, Spec, UsageError, discover, prepare
+from grader.merge import in_shard, parse_shard
 from grader.partial_run import Catalogue, catalogue, freeze_hypothesis_constants, run_tests
 from grader.outputs import write_outputs
 from grader.progress import Progress, summary
@@ -210,23 +211,33 @@ def _worker(conn: Connection, settings: Settings, tests: Catalogue, core: int | 
         except OSError:
             pass
     grader = Grader(settings, tests)
-    while True:
-        try:
-            task = conn.recv()
-        except EOFError:
-            task = None
-        if task is None:
-            grader.close()
-            return
-        index, spec, traces = task
-        grader.on_slow = lambda: conn.send(("slow", index))
-        for item in traces:
-            grader.memo.learn(item)
-        try:
-            result, new = grader.grade(spec)
-        except Exception as exc:  # noqa: BLE001 - the grader's own failure must not stop the class
-            result, new = _grader_failed(spec.name, tests.template, f"{type(exc).__name__}: {exc}"), []
-        conn.send((index, result, new))
+
+    def stop(*_: object) -> None:
+        # The parent ends a busy worker with SIGTERM when the run is interrupted. An exception
+        # would not do: pytest, mid-run, catches even SystemExit and goes on.
+        grader.close()
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        while True:
+            try:
+                task = conn.recv()
+            except EOFError:
+                task = None
+            if task is None:
+                return
+            index, spec, traces = task
+            grader.on_slow = lambda: conn.send(("slow", index))
+            for item in traces:
+                grader.memo.learn(item)
+            try:
+                result, new = grader.grade(spec)
+            except Exception as exc:  # noqa: BLE001 - the grader's own failure must not stop the class
+                result, new = _grader_failed(spec.name, tests.template, f"{type(exc).__name__}: {exc}"), []
+            conn.send((index, result, new))
+    finally:
+        grader.close()
 
 
 def _grader_failed(name: str, template: list[dict], why: str) -> dict:
@@ -245,6 +256,25 @@ def _recorded(result: dict, spec: Spec) -> dict:
         if key == "submission":
             recorded["path"] = spec.where or (path_text(str(spec.path)) if spec.path else "")
     return clean(recorded)
+
+
+NOT_GRADED = "not graded: the run was interrupted before this submission was graded; run the command again to grade it"
+
+
+def not_graded(name: str, template: list[dict]) -> dict:
+    """The result of a submission the run never reached: no score, and a reason."""
+    tests = [{**t, "status": "not_run", "message": NOT_GRADED, "output": "", "score": 0.0} for t in template]
+    return {"submission": name, "status": "not_graded", "message": NOT_GRADED, "tests": tests, "duration": 0.0,
+            "score": 0.0, "max_score": sum(t["max_score"] for t in tests), "passed": 0, "from_memo": 0,
+            "diagnosis": None, "source": None}
+
+
+class Interrupted(Exception):
+    """Ctrl+C during a run: `results` holds what was graded, the rest marked not graded."""
+
+    def __init__(self, results: list[dict]):
+        super().__init__("interrupted")
+        self.results = results
 
 
 @dataclass
@@ -279,6 +309,7 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
         child.close()
         return _Slot(next(ids), process, parent)
 
+    interrupted = False
     try:
         for _ in range(min(jobs, len(specs))):
             slots.append(start())
@@ -329,8 +360,15 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
                 slot.process.kill()
                 slot.process.join()
                 slots[slots.index(slot)] = start()
+    except KeyboardInterrupt:
+        # A second Ctrl+C while the workers stop must not cut the results short either.
+        handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        interrupted = True
     finally:
         for slot in slots:
+            if interrupted and slot.task is not None:
+                slot.process.terminate()  # it is busy: it would finish its submission first
+                continue
             try:
                 slot.conn.send(None)
             except OSError:
@@ -340,6 +378,9 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
             if slot.process.is_alive():
                 slot.process.kill()
                 slot.process.join()
+    if interrupted:
+        signal.signal(signal.SIGINT, handler)
+        raise Interrupted([r if r is not None else not_graded(s.name, template) for r, s in zip(results, specs)])
     return results  # type: ignore[return-value]
 
 
@@ -366,6 +407,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-sandbox", action="store_true",
                         help="where no isolation works (not root, no usable bubblewrap), run the submissions "
                         "anyway, NOT isolated; every output then says so")
+    parser.add_argument("--shard", type=parse_shard, metavar="K/N",
+                        help="grade only the Kth of N parts of the class (by a digest of each name); "
+                        "`meteor-kit merge` puts the parts' --out folders together")
+    parser.add_argument("--fresh", action="store_true",
+                        help="grade every submission again, even those unchanged since the last run into --out")
     parser.set_defaults(func=cmd_grade)
 
 
@@ -389,11 +435,41 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _check_out(out: Path, paths: list[str]) -> None:
+    """Refuse an --out that a later run would grade, or whose replaced folders hold submissions."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} exists and is not a directory")
+    target = out.resolve()
+    for text in paths:
+        path = Path(text).resolve()
+        if Path(text).is_dir() and (path == target or path in target.parents):
+            raise UsageError(f"--out {out} is inside the class folder {text}: a later run would grade "
+                             "its own output as students; choose an --out outside it")
+        for replaced in ("gradescope", "report"):  # each run replaces these folders whole
+            if path == target / replaced or target / replaced in path.parents:
+                raise UsageError(f"{text} is inside {out / replaced}, which every run replaces; move it out of --out")
+
+
+def _similar(results: list[dict]) -> tuple[list[dict] | None, str]:
+    """Pairs of submissions with identical or near-identical code (None: the check could not run)."""
+    try:
+        from grader.similarity import MAX_PAIRS, similar_pairs
+    except ImportError as exc:
+        print(f"warning: similar code not checked ({exc})", file=sys.stderr)
+        return None, f"not checked: {exc}"
+    print(f"checking {len(results)} submission(s) for similar code...", file=sys.stderr, flush=True)
+    pairs = similar_pairs(results)
+    if len(pairs) > MAX_PAIRS:
+        return pairs[:MAX_PAIRS], f"{len(pairs)} pairs in all; the {MAX_PAIRS} with the most overlap are listed."
+    return pairs, ""
+
+
 def cmd_grade(args: argparse.Namespace) -> int:
     try:
+        _check_out(args.out, args.submissions)
         specs = discover(args.submissions)
-        if args.out.exists() and not args.out.is_dir():
-            raise UsageError(f"--out {args.out} exists and is not a directory")
+        if args.shard:
+            specs = [spec for spec in specs if in_shard(spec.name, args.shard)]
     except UsageError as exc:
         print(for_terminal(f"meteor-kit grade: {exc}"), file=sys.stderr)
         return 2
@@ -403,26 +479,70 @@ def cmd_grade(args: argparse.Namespace) -> int:
         return 2
     if ISOLATION_NOTES[mode]:
         print(ISOLATION_NOTES[mode], file=sys.stderr)
+    if mode == "separate-uid":
+        args.out.mkdir(parents=True, exist_ok=True)
+        prepare_separate_uid([*kit_paths(), *map(Path, args.submissions), args.out])
     try:
-        if mode == "separate-uid":
-            args.out.mkdir(parents=True, exist_ok=True)
-            prepare_separate_uid([*kit_paths(), *map(Path, args.submissions), args.out])
-        settings = Settings(args.timeout, args.budget, args.memo)
-        started = time.monotonic()
-        progress = Progress(len(specs), sys.stderr)
-        results = grade_all(specs, settings, args.jobs, progress)
-        progress.finish()
-        elapsed = time.monotonic() - started
-        document = {
-            "exercise": exercise.load().id,
-            "isolation": mode,
-            "isolation_note": ISOLATION_NOTES[mode],
-            "settings": {"timeout": settings.timeout, "budget": settings.budget, "jobs": args.jobs},
-            "duration": round(elapsed, 3),
-            "submissions": results,
-        }
-        write_outputs(args.out, document)
+        return _grade_and_write(args, specs, mode)
     finally:
         unhide()
-    print(summary(results, elapsed, args.out, mode))
+
+
+def _grade_and_write(args: argparse.Namespace, specs: list[Spec], mode: str) -> int:
+    settings = Settings(args.timeout, args.budget, args.memo)
+    started = time.monotonic()
+    # A result from the last run into --out is kept when the code, the settings and the kit are the same.
+    earlier = {} if args.fresh else resume.previous(args.out)
+    keys = [resume.key(p.source, p.problem, {"timeout": settings.timeout, "budget": settings.budget})
+            for p in map(prepare, specs)]
+    todo = [i for i, k in enumerate(keys) if k not in earlier]
+    if len(todo) < len(specs):
+        print(f"{len(specs) - len(todo)} submission(s) unchanged since the last run into {args.out}: their results are kept "
+              "(--fresh grades every one)", file=sys.stderr)
+    progress = Progress(len(todo), sys.stderr)
+    try:
+        graded, interrupted = grade_all([specs[i] for i in todo], settings, args.jobs, progress), False
+    except Interrupted as stop:
+        graded, interrupted = stop.results, True
+    except KeyboardInterrupt:  # before the first worker started
+        progress.finish()
+        print("meteor-kit grade: interrupted before any submission was graded; nothing was written", file=sys.stderr)
+        return 130
+    progress.finish()
+    fresh = dict(zip(todo, graded))
+    results = [{**fresh[i], "key": k, "reused": False} if i in fresh else {**earlier[k], "submission": spec.name, "reused": True}
+               for i, (spec, k) in enumerate(zip(specs, keys))]
+    similar, note, cut = None, "", False
+    try:
+        similar, note = _similar(results)
+    except KeyboardInterrupt:
+        cut, note = True, "the check for similar code was interrupted"
+    elapsed = time.monotonic() - started
+    document = {
+        "exercise": exercise.load().id,
+        "isolation": mode,
+        "isolation_note": ISOLATION_NOTES[mode],
+        "settings": {"timeout": settings.timeout, "budget": settings.budget, "jobs": args.jobs},
+        "duration": round(elapsed, 3),
+        "interrupted": interrupted or cut,
+        "shard": list(args.shard) if args.shard else None,
+        "similar": similar,
+        "similar_note": note,
+        "submissions": results,
+    }
+    # Writing takes a second or two: a Ctrl+C now would leave files from two different runs.
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        write_outputs(args.out, document)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if cut and not interrupted:
+        print(f"meteor-kit grade: interrupted; every submission graded, {note}; written to {args.out}/", file=sys.stderr)
+        return 130
+    if interrupted:
+        left = sum(r["status"] == "not_graded" for r in results)
+        print(f"meteor-kit grade: interrupted; {len(results) - left} of {len(results)} graded, written to "
+              f"{args.out}/ with the other {left} marked not_graded", file=sys.stderr)
+        return 130
+    print(summary(results, elapsed, args.out, similar, mode))
     return 0

@@ -112,14 +112,9 @@ def results_json(document: dict) -> str:
 
 
 def _write_report(out: Path, document: dict) -> None:
-    report = _class_report(document)
-    if report is not None:
-        write_atomic(out / "report.html", report)
-
-
-def _class_report(document: dict) -> str | None:
+    """report.html and report/, one page per student."""
     try:
         from grader import class_report
     except ImportError:
-        return None
-    return class_report.render(document)
+        return
+    class_report.write(out, document, write_atomic)

@@ -1,0 +1,110 @@
+"""Similar code flagged: planted copies found, independent solutions left alone, in results.json and report.html."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import subprocess
+from pathlib import Path
+
+from grader import class_report
+from grader.similarity import THRESHOLD, similar_pairs
+
+CATALOGUE = Path(__file__).parent / "catalogue"
+KIT = Path(__file__).resolve().parent.parent
+
+
+def _renamed(source: str) -> str:
+    """Every local name renamed, as a student hiding a copy would."""
+    tree = ast.parse(source)
+    params = {a.arg for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) for a in n.args.args}
+    stored = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} - params
+    mapping = {name: f"my_var_{i}" for i, name in enumerate(sorted(stored))}
+    return re.sub(r"\b[A-Za-z_]\w*\b", lambda m: mapping.get(m.group(), m.group()), source)
+
+
+def _reformatted(source: str) -> str:
+    """Comments dropped, layout and quotes normalised, new comments and blank lines added."""
+    lines = ast.unparse(ast.parse(source)).splitlines()
+    return "\n".join(line + ("\n    # my own work" if i % 4 == 0 else "") for i, line in enumerate(lines)) + "\n"
+
+
+def _result(name: str, source: str | None, status: str = "graded") -> dict:
+    return {"submission": name, "status": status, "source": source}
+
+
+def independent() -> dict[str, str]:
+    """Solutions written separately: the catalogue's correct ones and the reference."""
+    files = sorted((CATALOGUE / "correct").glob("*.py")) + [KIT / "solutions" / "reference.py"]
+    return {f"{p.stem}.py": p.read_text() for p in files}
+
+
+def test_planted_copies_are_flagged_and_independent_solutions_are_not():
+    sources = independent()
+    originals = sorted(sources)
+    planted = {
+        "exact.py": (originals[0], sources[originals[0]]),
+        "renamed.py": (originals[1], _renamed(sources[originals[1]])),
+        "reformatted.py": (originals[2], _reformatted(sources[originals[2]])),
+        "both.py": (originals[3], _reformatted(_renamed(sources[originals[3]]))),
+    }
+    results = [_result(n, s) for n, s in sources.items()] + [_result(n, s) for n, (_, s) in planted.items()]
+    pairs = similar_pairs(results)
+    found = {(p["a"], p["b"]): p for p in pairs}
+    for copy, (original, _) in planted.items():
+        pair = found[tuple(sorted((copy, original)))]
+        assert pair["overlap"] >= THRESHOLD
+        assert pair["identical"] == (copy == "exact.py")
+    assert not [p for p in pairs if p["a"] in sources and p["b"] in sources]  # no false pair
+    assert [p["overlap"] for p in pairs] == sorted((p["overlap"] for p in pairs), reverse=True)
+
+
+def test_the_starter_and_missing_code_are_never_flagged():
+    starter = (KIT / "problem" / "starter.py").read_text()
+    reference = (KIT / "solutions" / "reference.py").read_text()
+    results = [
+        _result("a.py", starter), _result("b.py", starter + "\n# nothing yet\n"),
+        _result("c.py", None), _result("d.py", None),
+        _result("e.py", reference), _result("f.py", reference, status="not_graded"),
+    ]
+    assert similar_pairs(results) == []
+
+
+def test_hostile_code_is_tokenized_without_harm():
+    weird = "def meteor_score(r, c):\n    return '\ud800\x1b[2J' + '''unclosed\n" + "x" * 100_000
+    results = [_result("a.py", weird), _result("b.py", weird), _result("c.py", "\x00\x01 not python at all (((")]
+    pairs = similar_pairs(results)
+    assert pairs == [{"a": "a.py", "b": "b.py", "overlap": 1.0, "identical": True}]
+
+
+def test_the_report_shows_the_pairs_and_each_student_page_names_the_other():
+    document = {"submissions": [{"submission": n, "status": "graded", "score": 1, "max_score": 2, "tests": [], "source": "x = 1\n"}
+                                for n in ("ann.py", "bob.py", "cy.py")],
+                "similar": [{"a": "ann.py", "b": "bob.py", "overlap": 1.0, "identical": True},
+                            {"a": "bob.py", "b": "cy.py", "overlap": 0.82, "identical": False}]}
+    page = class_report.render(document)
+    section = page.split('id="similar"')[1].split("</section>")[0]
+    assert "2 pairs flagged" in section
+    assert re.search(r'href="report/ann.py.html">ann.py</a></td><td><a href="report/bob.py.html">bob.py</a></td><td class="num"><b>identical</b>', section)
+    assert "<b>82%</b>" in section
+    pages = class_report.pages(document)
+    assert "Similar code: ann.py (identical), cy.py (82%)" in pages["bob.py.html"]
+    assert "was not checked" in class_report.render({**document, "similar": None})
+
+
+def test_grade_flags_two_students_with_the_same_file(tmp_path, kit_root, meteor_kit):
+    klass = tmp_path / "class"
+    klass.mkdir()
+    reference = (kit_root / "solutions" / "reference.py").read_text()
+    (klass / "ann.py").write_text(reference)
+    (klass / "bob.py").write_text("# bob's own work\n" + _renamed(reference))
+    (klass / "cy.py").write_text((CATALOGUE / "correct" / "class_based.py").read_text())
+    run = subprocess.run([str(meteor_kit), "grade", str(klass), "--out", str(tmp_path / "out"), "--jobs", "2"],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    document = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert document["similar"] == [{"a": "ann.py", "b": "bob.py", "overlap": 1.0, "identical": False}]
+    report = (tmp_path / "out" / "report.html").read_text()
+    assert "1 pair flagged" in report
+    assert "similar code: 1 pair(s) flagged, first ann.py and bob.py" in run.stdout

@@ -13,9 +13,12 @@ import subprocess
 import termios
 import fcntl
 import time
+import unicodedata
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from grader.progress import Progress, _cells
 from grader.tally import tally
@@ -249,3 +252,14 @@ def test_progress_never_fails_on_a_stream_without_a_descriptor():
     progress.update(_result())
     progress.update(_result())
     assert stream.getvalue().count("\n") == 2
+
+
+@given(name=st.text(max_size=300), columns=st.integers(10, 400), done=st.integers(0, 5000), total=st.integers(1, 5000))
+@settings(max_examples=300, deadline=None)
+def test_the_bar_never_reaches_the_last_column_and_never_carries_a_control_character(name, columns, done, total):
+    progress = Progress(total, io.StringIO(), clock=Clock())
+    progress.done = done
+    line = progress.line(name, 160.0, columns)
+    assert sum(_cells(c) for c in line) <= columns - 1
+    assert not any(unicodedata.category(c) == "Cc" or 0xD800 <= ord(c) <= 0xDFFF or c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+                   for c in line)

@@ -421,9 +421,14 @@ def test_a_diagnosis_with_no_known_mistake_shows_the_expected_value(page):
     assert "expected" in found["text"] or "the rules give" in found["text"]
 
 
-def test_a_bom_set_into_the_editor_is_removed(page):
+def test_a_bom_set_or_typed_into_the_editor_is_removed(page):
     page.evaluate("(src) => window.kit.setCode(src)", "\ufeff" + REFERENCE)
-    assert not page.evaluate("window.kit.getCode()").startswith("\ufeff")
+    assert "\ufeff" not in page.evaluate("window.kit.getCode()")
+    page.locator(".cm-content").click()
+    page.keyboard.press("Control+End")
+    page.keyboard.insert_text("\n\ufeff# pasted")  # what a paste inserts, through the editor's input
+    code = page.evaluate("window.kit.getCode()")
+    assert code.endswith("\n# pasted") and "\ufeff" not in code
     assert page.evaluate("window.kit.runTests()")["passed"] > 40
 
 

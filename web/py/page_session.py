@@ -238,9 +238,9 @@ def run_tests(source: str, post: Post, halted: Halted = never_halted) -> str:
             tiers=EXERCISE.browser_tiers,
             plugins=(progress,),
         )
-    except MemoryError:
+    except MemoryError:  # raised in pytest's own code, while the submission held the memory
         guard.out_of_memory = True
-        return json.dumps({"status": "error", "message": OUT_OF_MEMORY, "tests": [], "restart": True})
+        report = runner.Report("submission.py", "graded", OUT_OF_MEMORY, [], 0.0)
     result = report.as_json()
     not_reached(result, progress.collected, guard)
     # pytest itself failed (an INTERNALERROR): this interpreter may be broken, so the page restarts it.
@@ -250,7 +250,7 @@ def run_tests(source: str, post: Post, halted: Halted = never_halted) -> str:
         result["status"], result["message"] = "graded", OUT_OF_MEMORY
     elif broken:
         result["message"] = "the test run itself failed, so Python was restarted: run the tests again. " + result["message"]
-    failed = result["status"] == "graded" and report.passed < len(report.tests)
+    failed = result["status"] == "graded" and report.passed < len(result["tests"])
     halted = guard.halted() or guard.out_of_memory
     result["diagnosis"] = diagnosis(source, result["tests"], post) if failed and not halted else None
     result["advice"] = advice(source, result, guard)

@@ -165,7 +165,9 @@ async function runTests() {
         renderRunning($("summary"), $("results"), progress, python);
       });
       lastReport = report;
-      renderReport(report, { summary: $("summary"), results: $("results"), diagnosis: $("diagnosis"), data, returned, editor });
+      // A file that could not load: the advice says why, once; the summary does not repeat it.
+      const shown = report.status === "error" && report.advice && report.advice.length ? { ...report, message: "" } : report;
+      renderReport(shown, { summary: $("summary"), results: $("results"), diagnosis: $("diagnosis"), data, returned, editor });
       renderAdvice(report.advice);
       announce(
         [$("summary").textContent, ...(report.advice || []), report.diagnosis ? report.diagnosis.text : ""].filter(Boolean).join(". "),

@@ -16,6 +16,7 @@ import json
 import shutil
 import subprocess
 import sys
+import tomllib
 import warnings
 import zipfile
 from pathlib import Path
@@ -201,6 +202,12 @@ def breakdown(explain, title: str, reference: str, candidate: str, params: dict[
     }
 
 
+def run_budget() -> float:
+    """Seconds a whole Run tests may take in the page: `[limits] browser_run_budget`, 20 if absent."""
+    limits = tomllib.loads((ROOT / "problem" / "exercise.toml").read_text(encoding="utf-8"))["limits"]
+    return float(limits.get("browser_run_budget", 20.0))
+
+
 def page_data() -> dict[str, Any]:
     """Everything the page needs besides its code: computed here, from the exercise's files."""
     ex = exercise.load()
@@ -220,6 +227,7 @@ def page_data() -> dict[str, Any]:
         "signature": ex.signature,
         "starter": (ROOT / "problem" / "starter.py").read_text(encoding="utf-8"),
         "testTimeout": ex.browser_test_timeout,
+        "runBudget": run_budget(),
         "tiers": {
             name: {"points": t.points, "description": t.description}
             for name, t in ex.tiers.items()
@@ -252,6 +260,16 @@ def index_html(data: dict[str, Any]) -> str:
     )
 
 
+def service_worker(site: Path, version: str) -> None:
+    """sw.js: the list of every file of the site, cached on the first visit under this build's digest."""
+    files = ["./"] + sorted(
+        p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file() and p.name not in ("index.html", STAMP)
+    )
+    template = (WEB / "src" / "sw.js").read_text(encoding="utf-8")
+    text = template.replace('"{{version}}"', json.dumps(version)).replace("{{files}}", json.dumps(files))
+    (site / "sw.js").write_text(text, encoding="utf-8")
+
+
 def build(out: Path = DEFAULT_OUT) -> Path:
     if out.exists() and any(out.iterdir()) and not (out / STAMP).exists():
         raise SystemExit(f"build-web: {out} is not empty and holds no earlier build; refusing to replace it")
@@ -270,6 +288,7 @@ def build(out: Path = DEFAULT_OUT) -> Path:
     diagnosis_table(tmp / DIAGNOSIS_TABLE)
     bundle(tmp)
     (tmp / "index.html").write_text(index_html(page_data()), encoding="utf-8")
+    service_worker(tmp, stamp)
     (tmp / STAMP).write_text(stamp + "\n")
     shutil.rmtree(out, ignore_errors=True)
     tmp.rename(out)

@@ -135,8 +135,26 @@ def test_the_page_gets_its_limits_and_points_from_the_exercise(page_data):
     assert page_data["starter"] == (ROOT / "problem" / "starter.py").read_text(encoding="utf-8")
 
 
-def test_the_statement_is_rendered_with_its_math(site):
+def test_the_page_gets_its_run_budget_from_the_exercise(page_data):
+    assert page_data["runBudget"] == 20.0 == web_build.run_budget()
+
+
+def test_the_service_worker_caches_every_file_under_the_builds_digest(site):
+    text = (site / "sw.js").read_text(encoding="utf-8")
+    version = json.loads(re.search(r"const VERSION = (\"[^\"]*\");", text).group(1))
+    assert version == (site / web_build.STAMP).read_text().strip()
+    files = json.loads(re.search(r"const FILES = (\[.*?\]);", text, re.S).group(1))
+    on_disk = {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()}
+    assert set(files) == (on_disk - {"index.html", "sw.js", web_build.STAMP}) | {"./"}
+    assert "pyodide/pyodide.asm.wasm" in files and "py/kit.zip" in files
+    # What keeps the page cross-origin isolated offline: the worker adds the headers itself.
+    for header in ("Cross-Origin-Opener-Policy", "Cross-Origin-Embedder-Policy", "Cross-Origin-Resource-Policy"):
+        assert header in text
+
+
+def test_the_statement_is_rendered_with_its_math_and_the_page_has_one_h1(site):
     html = (site / "index.html").read_text(encoding="utf-8")
+    assert html.count("<h1") == 1
     assert "<h2>Problem statement</h2>" in html
     assert html.count('class="katex"') >= 10
     assert "$$" not in html.split('id="page-data"')[0]

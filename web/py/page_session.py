@@ -10,6 +10,9 @@ from __future__ import annotations
 import gc
 import io
 import json
+import re
+import sys
+import time
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import asdict
 from pathlib import Path
@@ -29,22 +32,65 @@ MAX_TIMEOUTS = 3
 # Written next to this file by the page's boot, from the site's py/diagnosis-table.json.
 DIAGNOSIS_TABLE = Path(__file__).with_name("diagnosis-table.json")
 
+# What one test may print, kept as it is printed: a loop printing a million lines costs its
+# time, never the page's memory (the report shows 500 characters anyway).
+PRINT_LIMIT = 4000
+
 Post = Callable[[str, str], None]
+Halted = Callable[[], str]  # why the page wants the run to end now ("" while it does not)
+
+
+def never_halted() -> str:
+    return ""
+
+
+class CappedText(io.TextIOBase):
+    """A stream that keeps the first `limit` characters written to it and counts the rest."""
+
+    def __init__(self, target: Any, limit: int = PRINT_LIMIT):
+        self.target = target
+        self.room = limit
+        self.dropped = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        kept = text[: max(self.room, 0)]
+        if kept:
+            self.target.write(kept)
+            self.room -= len(kept)
+        self.dropped += len(text) - len(kept)
+        return len(text)
+
+    def flush(self) -> None:
+        if self.dropped:
+            self.target.write(f"\n... [{self.dropped} more characters printed, not kept]")
+            self.dropped = 0
+        self.target.flush()
 
 
 class Guard:
     """Remembers the timeouts of a run, so calls after one fail at once instead of looping again."""
 
-    def __init__(self) -> None:
+    def __init__(self, halted: Halted = never_halted) -> None:
         self.timeouts = 0
         self.test_timed_out = False
         self.returned: list[str] = []  # what the current test's calls returned, for the page
+        self.all_returned: list[str] = []  # every call's answer in the run: all None is a missing return
+        self.halted = halted
+        self.out_of_memory = False
 
     def start_test(self) -> None:
         self.test_timed_out = False
         self.returned = []
 
     def check(self) -> None:
+        if self.out_of_memory:
+            raise SubmissionError("not_run", "not run: Python ran out of memory in an earlier test")
+        reason = self.halted()
+        if reason:
+            raise SubmissionError("not_run", f"not run: {reason}")
         if self.timeouts >= MAX_TIMEOUTS:
             raise SubmissionError("not_run", f"not run: {MAX_TIMEOUTS} tests already ran past the time limit")
         if self.test_timed_out:
@@ -62,14 +108,35 @@ class PageSubmission(LocalSubmission):
 
     def meteor_score(self, *args: Any, **kwargs: Any) -> Any:
         self.guard.check()
+        # The student's prints go to pytest's capture, capped as they are printed.
+        out, err = sys.stdout, sys.stderr
+        capped = CappedText(out)
+        sys.stdout = sys.stderr = capped
         try:
             value = super().meteor_score(*args, **kwargs)
+        except MemoryError:  # raised again while the error was being described
+            self.guard.out_of_memory = True
+            raise SubmissionError("exception", OUT_OF_MEMORY) from None
         except SubmissionError as exc:
             if exc.kind == "timeout":
                 self.guard.timed_out()
+            if exc.message.startswith("meteor_score raised MemoryError"):
+                self.guard.out_of_memory = True
+                exc.message = OUT_OF_MEMORY
             raise
-        self.guard.returned.append(describe(value))
+        finally:
+            sys.stdout, sys.stderr = out, err
+            capped.flush()
+        shown = describe(value)
+        self.guard.returned.append(shown)
+        self.guard.all_returned.append(shown)
         return value
+
+
+OUT_OF_MEMORY = (
+    "meteor_score ran out of memory (MemoryError): it keeps more and more data. "
+    "Python was restarted; look for a list that grows in a loop that never ends."
+)
 
 
 class Progress:
@@ -79,6 +146,7 @@ class Progress:
         self.post = post
         self.guard = guard
         self.collector: runner.Collector | None = None
+        self.collected: list[dict] = []
 
     def pytest_configure(self, config: pytest.Config) -> None:
         # The report never shows pytest's own tracebacks, and its default style parses the test
@@ -91,11 +159,14 @@ class Progress:
         self.collector = found[0] if found else None
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        tests = [{"name": item.name, "tier": runner.tier_of(item)} for item in session.items]
-        self.post("collected", json.dumps(tests))
+        self.collected = [{"name": item.name, "tier": runner.tier_of(item)} for item in session.items]
+        self.post("collected", json.dumps(self.collected))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        # Stopped, out of budget or out of memory: end the session after this test.
+        if self.guard.halted() or self.guard.out_of_memory:
+            item.session.shouldstop = "halted"
         self.guard.start_test()
         self.post("start", json.dumps({"name": item.name, "tier": runner.tier_of(item)}))
 
@@ -144,22 +215,115 @@ def diagnosis(source: str, tests: list[dict], post: Post) -> dict | None:
     if probed.timed_out and not all(isinstance(out, dict) and "error" in out for out in outputs):
         return None
     found = diagnosis_core.diagnose_outputs(outputs, table, diagnosis_core.failing_calls(tests))
+    if found and found["kind"] == "unknown" and "expected" not in (found["example"] or ""):
+        # A property's counterexample says what came back, not what was expected: quote the
+        # smallest probe instead, whose right answer the table knows.
+        found = diagnosis_core.diagnose_outputs(outputs, table, [])
     return {**found, "text": diagnosis_core.full_text(found)} if found else None
 
 
-def run_tests(source: str, post: Post) -> str:
-    """Run the browser tiers against `source`; the JSON report, as the CLI's `--json` gives it."""
-    guard = Guard()
-    report = runner.run(
-        lambda: PageSubmission(source, guard),
-        "submission.py",
-        tiers=EXERCISE.browser_tiers,
-        plugins=(Progress(post, guard),),
-    )
+def run_tests(source: str, post: Post, halted: Halted = never_halted) -> str:
+    """Run the browser tiers against `source`; the JSON report, as the CLI's `--json` gives it.
+
+    Besides the CLI's fields: `advice`, plain sentences for a beginner's mistakes, each said
+    once for the whole run, and `restart`, true when Python must be restarted before the next run.
+    """
+    source = source.lstrip("\ufeff")
+    guard = Guard(halted)
+    progress = Progress(post, guard)
+    try:
+        report = runner.run(
+            lambda: PageSubmission(source, guard),
+            "submission.py",
+            tiers=EXERCISE.browser_tiers,
+            plugins=(progress,),
+        )
+    except MemoryError:  # raised in pytest's own code, while the submission held the memory
+        guard.out_of_memory = True
+        report = runner.Report("submission.py", "graded", OUT_OF_MEMORY, [], 0.0)
     result = report.as_json()
-    failed = report.status == "graded" and report.passed < len(report.tests)
-    result["diagnosis"] = diagnosis(source, result["tests"], post) if failed else None
+    not_reached(result, progress.collected, guard)
+    # pytest itself failed (an INTERNALERROR): this interpreter may be broken, so the page restarts it.
+    broken = result["status"] == "error" and not result["message"].startswith("could not load")
+    if guard.out_of_memory or broken and "MemoryError" in result["message"]:
+        guard.out_of_memory = True
+        result["status"], result["message"] = "graded", OUT_OF_MEMORY
+    elif broken:
+        result["message"] = "the test run itself failed, so Python was restarted: run the tests again. " + result["message"]
+    failed = result["status"] == "graded" and report.passed < len(result["tests"])
+    halted = guard.halted() or guard.out_of_memory
+    result["diagnosis"] = diagnosis(source, result["tests"], post) if failed and not halted else None
+    result["advice"] = advice(source, result, guard)
+    if result["advice"] and result["diagnosis"] and result["diagnosis"]["kind"] in ("no_answer", "model", "models"):
+        # The advice names the mistake (a missing return, input()): not a rule of the statement.
+        if result["diagnosis"]["kind"] == "no_answer" or guard.all_returned and set(guard.all_returned) == {"None"}:
+            result["diagnosis"] = None
+    result["restart"] = guard.out_of_memory or broken
     return json.dumps(result)
+
+
+def not_reached(result: dict, collected: list[dict], guard: Guard) -> None:
+    """The tests a halted run never reached, as not_run with the reason, so the report lists them all."""
+    seen = {t["name"] for t in result["tests"]}
+    reason = "Python ran out of memory in an earlier test" if guard.out_of_memory else guard.halted() or "the run ended early"
+    for test in collected:
+        if test["name"] not in seen:
+            points = EXERCISE.tiers[test["tier"]].points
+            result["tests"].append(
+                {"name": test["name"], "tier": test["tier"], "status": "not_run", "message": f"not run: {reason}",
+                 "output": "", "score": 0.0, "max_score": points}
+            )
+    result["max_score"] = sum(t["max_score"] for t in result["tests"])
+
+
+STDIN_MESSAGE = "reading from stdin while output is captured"
+
+
+def advice(source: str, result: dict, guard: Guard) -> list[str]:
+    """One plain sentence for each beginner's mistake the run shows; load errors leave the cards."""
+    said: list[str] = []
+    tests = result["tests"]
+    prefix = "could not load the submission: "
+    load = result["message"].removeprefix(prefix) if result["message"].startswith(prefix) else ""
+    everything = load + "\n".join(t["message"] for t in tests)
+    if STDIN_MESSAGE in everything or "EOFError" in everything and "input(" in source:
+        for test in tests:
+            test["message"] = re.sub(
+                r"OSError: pytest: reading from stdin while output is captured!.*?`-s`\.?",
+                "input() has nothing to read here (see the message above)",
+                test["message"],
+            )
+        said.append(
+            "Your code calls input(), but nobody types anything here: meteor_score gets its sentences "
+            "and settings as parameters. Remove the input() calls."
+        )
+    missing = re.search(r"ModuleNotFoundError: No module named '([^'.]+)", everything)
+    if missing and missing.group(1) not in sys.stdlib_module_names:
+        said.append(
+            f"Only Python's standard library is available in this exercise, and {missing.group(1)} is not part of it: "
+            f"remove `import {missing.group(1)}` and write that part in plain Python."
+        )
+    if load and "KeyboardInterrupt" in load:
+        said.append(
+            "Your file ran out of time while loading: code outside any function runs as soon as the file "
+            "loads, and a loop there never ended. Move it into meteor_score, or make it end."
+        )
+    elif load and not said:
+        said.append(f"Your file could not be loaded, so no test could call meteor_score: {load}")
+    if load:
+        for test in tests:  # the reason is said once above, not on every card
+            test["message"] = "not run: your file could not be loaded (see the message above)"
+    if guard.all_returned and set(guard.all_returned) == {"None"}:
+        said.append(
+            "meteor_score returned None every time: it has no return statement, or its return gives no value. "
+            "End it with `return` and the score."
+        )
+    if guard.out_of_memory:
+        said.append(OUT_OF_MEMORY)
+    reason = guard.halted()
+    if reason:
+        said.append(f"The run ended early: {reason}. The tests it did not reach are marked not run.")
+    return said
 
 
 def warm_up() -> None:
@@ -176,6 +340,7 @@ def warm_up() -> None:
 def try_it(source: str, reference: str, candidate: str, params_json: str) -> str:
     """Call the editor's function once, on the student's own input."""
     params = json.loads(params_json)
+    source = source.lstrip("\ufeff")
     out = io.StringIO()
     result: dict[str, Any]
     with redirect_stdout(out), redirect_stderr(out):

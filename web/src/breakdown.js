@@ -9,7 +9,7 @@ const LEFT = 96;
 const REF_Y = 34;
 const CAND_Y = 150;
 const BOX_H = 28;
-const PALETTE = ["#2563eb", "#db2777", "#059669", "#d97706", "#7c3aed", "#0891b2", "#dc2626", "#4d7c0f"];
+const PALETTE = ["#1d4ed8", "#be185d", "#047857", "#b45309", "#6d28d9", "#0e7490", "#b91c1c", "#3f6212"]; // each at least 4.5:1 on white
 
 const escape = (text) =>
   String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
@@ -42,9 +42,9 @@ export function breakdownSvg(example) {
 
   const token = (box, y, k) => {
     const matched = k !== undefined;
-    const stroke = matched ? color(k) : "#cbd5e1";
+    const stroke = matched ? color(k) : "#94a3b8";
     const fill = matched ? `${color(k)}1f` : "#f8fafc";
-    const ink = matched ? "#0f172a" : "#94a3b8";
+    const ink = matched ? "#0f172a" : "#475569";
     parts.push(
       `<g class="${matched ? "matched" : "unmatched"}"><rect x="${box.x}" y="${y}" width="${box.width}" height="${BOX_H}" rx="6" fill="${fill}" stroke="${stroke}" stroke-width="${matched ? 1.6 : 1}"/>`,
       `<text x="${box.center}" y="${y + 19}" text-anchor="middle" fill="${ink}"${matched ? ' font-weight="600"' : ""}>${escape(box.word)}</text></g>`,

@@ -1,23 +1,42 @@
-// The page's side of the worker: starts it, times each test, interrupts or restarts it.
+// The page's side of the worker: starts it, times each test and the whole run, stops,
+// interrupts or restarts it.
 
-const GRACE_MS = 1500; // after an interrupt, how long before the worker is restarted
+const GRACE_MS = 1500; // after a test's timeout interrupt, how long before the worker is restarted
+const STOP_GRACE_MS = 500; // after Stop (or the run's budget), how long Python gets to wind down
 const LATER_TIMEOUT_MS = 1000; // after one timeout in a run, later tests get this long
+const HALT_STOP = 1;
+const HALT_BUDGET = 2;
+
+export const OUT_OF_MEMORY =
+  "meteor_score ran out of memory (MemoryError): it keeps more and more data. " +
+  "Python was restarted; look for a list that grows in a loop that never ends.";
 
 export class PythonWorker {
-  constructor({ testTimeout, tiers, onProgress = () => {}, onState = () => {} }) {
+  constructor({ testTimeout, runBudget, tiers, onProgress = () => {}, onState = () => {} }) {
     this.limitMs = testTimeout * 1000;
+    this.budgetMs = runBudget * 1000;
     this.tiers = tiers;
     this.onProgress = onProgress;
     this.onState = onState;
     this.nextId = 1;
     this.restarts = 0;
+    this.state = "loading";
+    this.idle = Promise.resolve(); // settles once the worker has finished a run that was stopped
+    this.halt = null; // ends the current run early: set while a run is going on
     this.start();
+  }
+
+  setState(state, details = {}) {
+    this.state = state;
+    this.onState({ state, ...details });
   }
 
   start() {
     // An interrupt needs memory shared with the worker, which needs a cross-origin isolated
-    // page (COOP/COEP headers). Without it, a timeout restarts the worker instead.
-    this.interrupt = self.crossOriginIsolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
+    // page (COOP/COEP headers). Without it, a timeout or Stop restarts the worker instead.
+    const shared = self.crossOriginIsolated ? new SharedArrayBuffer(8) : null;
+    this.interrupt = shared ? new Uint8Array(shared, 0, 1) : null;
+    this.haltFlag = shared ? new Uint8Array(shared, 4, 1) : null;
     this.pending = new Map();
     const early = self.kitEarlyWorker;
     self.kitEarlyWorker = null;
@@ -32,13 +51,23 @@ export class PythonWorker {
       event.preventDefault();
       this.fail(`the Python worker could not start: ${event.message || "unknown error"}`);
     };
-    this.worker.postMessage({ type: "init", interruptBuffer: this.interrupt });
+    this.worker.postMessage({ type: "init", shared });
     if (early) for (const message of early.messages) this.handle(message);
+  }
+
+  /** Ends the worker, whatever it is doing, and starts a fresh Python. */
+  restart() {
+    this.worker.terminate();
+    this.restarts += 1;
+    for (const call of this.pending.values()) call.reject(new Error("Python was restarted"));
+    this.pending.clear();
+    this.setState("restarting");
+    this.start();
   }
 
   fail(message) {
     this.readyReject(new Error(message));
-    this.onState({ state: "failed", message });
+    this.setState("failed", { message });
     for (const call of this.pending.values()) call.reject(new Error(message));
     this.pending.clear();
   }
@@ -50,7 +79,7 @@ export class PythonWorker {
         Object.entries(message.timings || {}).map(([k, v]) => [k, (v - performance.timeOrigin) / 1000]),
       );
       this.readyResolve(message.seconds);
-      this.onState({ state: "ready", seconds: message.seconds, interruptible: Boolean(this.interrupt) });
+      if (this.state !== "busy") this.setState("ready", { seconds: message.seconds, interruptible: Boolean(this.interrupt) });
     } else if (message.type === "failed") this.fail(`Python could not start: ${message.message}`);
     else {
       const call = this.pending.get(message.id);
@@ -59,7 +88,7 @@ export class PythonWorker {
       else {
         this.pending.delete(message.id);
         if (message.type === "done") call.resolve(message.result);
-        else call.reject(new Error(message.message));
+        else call.reject(Object.assign(new Error(message.message), { python: true }));
       }
     }
   }
@@ -67,6 +96,7 @@ export class PythonWorker {
   call(message, onEvent = () => {}) {
     const id = this.nextId++;
     if (this.interrupt) this.interrupt[0] = 0;
+    if (this.haltFlag) this.haltFlag[0] = 0;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, onEvent });
       this.worker.postMessage({ ...message, id });
@@ -81,13 +111,8 @@ export class PythonWorker {
     const killed = new Promise((_, r) => (reject = r));
     const clear = () => clearTimeout(timer);
     const kill = () => {
-      this.worker.terminate();
-      this.restarts += 1;
       reject(restarted()); // first, so the run settles with its report rather than an error
-      for (const call of this.pending.values()) call.reject(new Error("Python was restarted"));
-      this.pending.clear();
-      this.onState({ state: "restarting" });
-      this.start();
+      this.restart();
     };
     const fire = () => {
       timeouts += 1;
@@ -107,7 +132,7 @@ export class PythonWorker {
 
   /** One call at a time: a call's timer must not run while it waits behind another. */
   serialized(task) {
-    const result = (this.queue || Promise.resolve()).then(task, task);
+    const result = (this.queue || Promise.resolve()).then(() => this.idle).then(task, task);
     this.queue = result.catch(() => {});
     return result;
   }
@@ -120,14 +145,31 @@ export class PythonWorker {
     return this.serialized(() => this.tryItNow(code, reference, candidate, params));
   }
 
+  /** Stop the current run at once: true if there was one. */
+  stop() {
+    if (!this.halt) return false;
+    this.halt(HALT_STOP, "you pressed Stop");
+    return true;
+  }
+
   async runTestsNow(code, onEvent) {
     await this.ready;
+    this.setState("busy");
     const collected = [];
     const finished = new Map();
     let current = null;
     let diagnosing = false;
     const started = performance.now();
-    const dog = this.watchdog(() => this.restartedReport(collected, finished, current, started, diagnosing));
+    const partial = (why, currentStatus, currentMessage) =>
+      this.partialReport({ collected, finished, current, started, why, currentStatus, currentMessage });
+    const dog = this.watchdog(() => {
+      const limit = this.limitMs / 1000;
+      const why = diagnosing
+        ? "Python was restarted after the diagnosis's calls ran past the time limit"
+        : "Python was restarted after a test ran past the time limit";
+      const message = `ran past the time limit of ${limit} s and could not be interrupted (a loop inside a built-in function?), so Python was restarted`;
+      return { restarted: true, report: partial(why, "timeout", message) };
+    });
     const events = (kind, data) => {
       if (kind === "collected") collected.push(...data);
       else if (kind === "start") {
@@ -135,6 +177,7 @@ export class PythonWorker {
         dog.arm();
       } else if (kind === "finish") {
         finished.set(data.name, data);
+        current = null;
         dog.clear();
       } else if (kind === "diagnosing") {
         diagnosing = true;
@@ -142,56 +185,110 @@ export class PythonWorker {
       } else if (kind === "probed") {
         dog.clear();
       }
-      onEvent(kind, data);
+      if (!ended) onEvent(kind, data); // after Stop, the page shows the stopped report, not what Python still sends
     };
-    dog.arm(); // also covers collection, in case the worker hangs before the first test
+    let ended = false;
+    const call = this.call({ type: "run", code }, events);
+    call.catch(() => {});
+    let endEarly = null;
+    const early = new Promise((resolve) => (endEarly = resolve));
+    this.halt = (flag, reason) => {
+      this.halt = null;
+      ended = true;
+      dog.clear();
+      endEarly(partial(`The run ended early: ${reason}.`, "not_run", `not run: ${reason}`));
+      if (!this.interrupt) {
+        this.restart();
+        return;
+      }
+      this.haltFlag[0] = flag;
+      this.interrupt[0] = 2;
+      // Python gets a moment to wind down; a loop in C code that ignores the interrupt is ended.
+      this.setState("stopping");
+      this.idle = new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          this.restart();
+          resolve();
+        }, STOP_GRACE_MS);
+        call.then(
+          () => {
+            clearTimeout(timer);
+            this.setState("ready", { seconds: 0, interruptible: true });
+            resolve();
+          },
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        );
+      });
+    };
+    const budget = setTimeout(
+      () => this.halt && this.halt(HALT_BUDGET, `the whole run used up its budget of ${this.budgetMs / 1000} s`),
+      this.budgetMs,
+    );
+    // Collection is the kit's own code, and the first run may wait for Python's warm-up: the
+    // whole run's budget covers that; each test's own limit starts with the test.
     try {
-      return await Promise.race([this.call({ type: "run", code }, events), dog.killed]);
+      const result = await Promise.race([call, dog.killed, early]);
+      if (result && result.restart) {
+        // Out of memory: this Python may be broken inside, so the next run gets a fresh one.
+        this.restart();
+        delete result.restart;
+      }
+      return result;
     } catch (error) {
       if (error && error.restarted) return error.report;
+      if (error && error.python) {
+        // Python itself broke during the run (e.g. out of memory inside pytest): start afresh.
+        this.restart();
+        const memory = /memory/i.test(error.message);
+        const why = memory ? OUT_OF_MEMORY : `Python failed during the run (${error.message}) and was restarted.`;
+        return { ...partial(why, "error", why), status: "error", advice: [why] };
+      }
       throw error;
     } finally {
+      this.halt = null;
+      clearTimeout(budget);
       dog.clear();
+      if (this.state === "busy") this.setState("ready", { seconds: 0, interruptible: Boolean(this.interrupt) });
     }
   }
 
-  restartedReport(collected, finished, current, started, diagnosing = false) {
-    const limit = this.limitMs / 1000;
+  /** A report of a run that ended before Python could send its own. */
+  partialReport({ collected, finished, current, started, why, currentStatus, currentMessage }) {
     const tests = collected.map((test) => {
       const max = this.tiers[test.tier] ? this.tiers[test.tier].points : 0;
       const done = finished.get(test.name);
       if (done) return done;
-      const timedOut = current && current.name === test.name;
+      const isCurrent = current && current.name === test.name;
       return {
         name: test.name,
         tier: test.tier,
-        status: timedOut ? "timeout" : "not_run",
-        message: timedOut
-          ? `ran past the time limit of ${limit} s and could not be interrupted (a loop inside a built-in function?), so Python was restarted`
-          : "not run: Python was restarted after a timeout",
+        status: isCurrent ? currentStatus : "not_run",
+        message: isCurrent ? currentMessage : currentStatus === "not_run" ? currentMessage : `not run: ${why}`,
         output: "",
         score: 0,
         max_score: max,
       };
     });
-    const report = {
+    return {
       submission: "submission.py",
       status: "graded",
-      message: diagnosing
-        ? "Python was restarted after the diagnosis's calls ran past the time limit"
-        : "Python was restarted after a test ran past the time limit",
+      message: why,
       tests,
       duration: (performance.now() - started) / 1000,
       score: tests.reduce((sum, t) => sum + t.score, 0),
       max_score: tests.reduce((sum, t) => sum + t.max_score, 0),
       passed: tests.filter((t) => t.status === "pass").length,
       diagnosis: null,
+      advice: [],
     };
-    return { restarted: true, report };
   }
 
   async tryItNow(code, reference, candidate, params) {
     await this.ready;
+    this.setState("busy");
     const dog = this.watchdog(() => ({
       restarted: true,
       report: {
@@ -205,9 +302,15 @@ export class PythonWorker {
       return await Promise.race([this.call({ type: "try", code, reference, candidate, params }), dog.killed]);
     } catch (error) {
       if (error && error.restarted) return error.report;
+      if (error && error.python) {
+        this.restart();
+        const memory = /memory/i.test(error.message);
+        return { status: "error", message: memory ? OUT_OF_MEMORY : `Python failed (${error.message}) and was restarted.`, output: "" };
+      }
       throw error;
     } finally {
       dog.clear();
+      if (this.state === "busy") this.setState("ready", { seconds: 0, interruptible: Boolean(this.interrupt) });
     }
   }
 }

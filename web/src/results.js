@@ -42,10 +42,15 @@ export function renderRunning(summary, results, progress) {
   if (diagnosis) diagnosis.classList.add("stale");
 }
 
-// Traceback lines name the editor's file: make "line N" jump there.
-function linkLines(html) {
-  return html.replace(/(File &quot;submission\.py&quot;, line )(\d+)/g, '$1<button type="button" class="line-link" data-line="$2">$2</button>');
+// Tracebacks and load errors name lines of the editor's file: make "line N" jump there.
+export function linkLines(html) {
+  return html.replace(
+    /((?:File &quot;submission\.py&quot;, )?\bline )(\d+)/g,
+    '$1<button type="button" class="line-link" data-line="$2" aria-label="go to line $2 in the editor">$2</button>',
+  );
 }
+
+export { escapeHtml };
 
 function exampleDetails(test, example, returned) {
   if (!example) return "";
@@ -125,8 +130,12 @@ export function renderReport(report, context) {
     section.append(list);
     results.append(section);
   }
-  results.onclick = (event) => {
+}
+
+/** Every "line N" button inside `element` (summary, advice, results) moves the editor there. */
+export function jumpToLines(element, editor) {
+  element.addEventListener("click", (event) => {
     const button = event.target.closest(".line-link");
     if (button) editor.goToLine(Number(button.dataset.line));
-  };
+  });
 }

@@ -1,22 +1,27 @@
 // The page's Python, in a module worker so the page never freezes. A small message protocol:
-//   page -> worker: {type: "init", interruptBuffer}, {type: "run", id, code},
+//   page -> worker: {type: "init", shared}, {type: "run", id, code},
 //                   {type: "try", id, code, reference, candidate, params}
 //   worker -> page: {type: "progress", step, fraction}, {type: "ready", seconds},
 //                   {type: "failed", message}, {type: "event", id, kind, data},
 //                   {type: "done", id, result}, {type: "error", id, message}
+// `shared` (a SharedArrayBuffer, on a cross-origin isolated page) holds the interrupt byte at
+// 0, which Pyodide reads between bytecodes, and at 4 why the page wants the run to end now.
 import { loadPyodide } from "./pyodide/pyodide.mjs";
 import { bootPython } from "./boot.js";
 
+const HALT_REASONS = { 1: "you pressed Stop", 2: "the whole run used up its time budget" };
 const started = performance.now();
 let session = null;
-let interruptBuffer = null;
-// Python starts at once; the page sends its interrupt buffer whenever it is ready to.
+let halt = null;
+// Python starts at once; the page sends its shared memory whenever it is ready to.
 const booting = boot();
 self.addEventListener("message", (event) => {
-  if (event.data.type !== "init") return;
-  interruptBuffer = event.data.interruptBuffer;
-  booting.then((pyodide) => pyodide && interruptBuffer && pyodide.setInterruptBuffer(interruptBuffer));
+  if (event.data.type !== "init" || !event.data.shared) return;
+  halt = new Uint8Array(event.data.shared, 4, 1);
+  const interrupt = new Uint8Array(event.data.shared, 0, 1);
+  booting.then((pyodide) => pyodide && pyodide.setInterruptBuffer(interrupt));
 });
+const halted = () => (halt && halt[0] ? HALT_REASONS[halt[0]] || "stopped" : "");
 
 async function boot() {
   try {
@@ -54,7 +59,7 @@ self.addEventListener("message", async (event) => {
     let result;
     if (message.type === "run") {
       const post = (kind, data) => postMessage({ type: "event", id: message.id, kind, data: JSON.parse(data) });
-      result = JSON.parse(session.run_tests(message.code, post));
+      result = JSON.parse(session.run_tests(message.code, post, halted));
     } else if (message.type === "try") {
       const params = JSON.stringify(message.params);
       result = JSON.parse(session.try_it(message.code, message.reference, message.candidate, params));
@@ -63,6 +68,7 @@ self.addEventListener("message", async (event) => {
     }
     postMessage({ type: "done", id: message.id, result });
   } catch (error) {
+    // Python itself failed (out of memory inside pytest, a fatal error): the page restarts it.
     postMessage({ type: "error", id: message.id, message: String(error && error.message ? error.message : error) });
   }
 });

@@ -18,5 +18,9 @@ function stash(tex, displayMode) {
   return `KATEXMATH${math.length - 1}X`;
 }
 
-const html = marked.parse(text, { gfm: true }).replace(/KATEXMATH(\d+)X/g, (_, i) => math[Number(i)]);
+const html = marked
+  .parse(text, { gfm: true })
+  .replace(/KATEXMATH(\d+)X/g, (_, i) => math[Number(i)])
+  // The page's header already carries the title as its one h1.
+  .replace(/^\s*<h1[^>]*>[\s\S]*?<\/h1>\s*/, "");
 process.stdout.write(html);

@@ -49,8 +49,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
         diagnosis = diagnose_path(args.path, report)
     if args.json:
-        json.dump({**report.as_json(), "diagnosis": diagnosis.as_json() if diagnosis else None, "isolation": mode},
-                  sys.stdout, indent=2)
+        json.dump({**report.as_json(), "diagnosis": diagnosis.as_json() if diagnosis else None}, sys.stdout, indent=2)
         print()
     else:
         print(render_report(report, color=sys.stdout.isatty()))

@@ -257,10 +257,11 @@ def isolation() -> str:
 ISOLATION_NOTES = {
     "bubblewrap": "",
     "separate-uid": "isolation: separate-uid (root without a usable bubblewrap). Each submission runs as "
-    "an unprivileged uid of its own, with rlimits, in a fresh session; the kit, the class folder and the "
-    "output folder are unreadable to it during the run, and nothing it leaves (processes, files in /tmp, "
-    "/var/tmp, /dev/shm, System V IPC) survives it. This mode cannot hide the network, the names and "
-    "command lines of other processes, nor world-readable system files.",
+    "an unprivileged uid of its own, with rlimits, in a fresh session, chrooted into a copy of the standard "
+    "library (no /proc, no kit, no other file of this machine); the kit, the class folder and the output "
+    "folder are also unreadable to it during the run, and nothing it leaves (processes, files in /tmp, "
+    "/var/tmp, /dev/shm, System V IPC) survives it. This mode cannot hide the network, nor what the shared "
+    "kernel shows: other processes' pids and System V IPC objects of submissions running at the same time.",
     "none": "NOT ISOLATED (--no-sandbox): submissions ran as you, with rlimits only. They could read the "
     "hidden tests, the reference solution, other submissions and your files, and use the network.",
 }
@@ -352,6 +353,8 @@ def hide(paths: list[Path]) -> list[Path]:
         return _hidden["paths"]  # this process, or the command that forked it, did it already
     found = []
     for path in paths:
+        if path.is_symlink():
+            continue  # a student's link (eve -> /etc/ssh) must not get a system folder chmodded
         try:
             real = path.resolve(strict=True)
         except (OSError, RuntimeError):

@@ -232,6 +232,8 @@ class Probe:
 def probe() -> Probe:
     """Which isolation works here, trying bubblewrap exactly as the jail runs it."""
     root = os.getuid() == 0
+    if root and HIDE_JOURNAL.exists():
+        _with_journal(lambda journal: None)  # give back what a run killed before it could did not
     fallback = "separate-uid" if root else "none"
     bwrap = shutil.which("bwrap")
     if not bwrap:
@@ -417,7 +419,9 @@ def separate_root(python: Path) -> Path:
     found = subprocess.run([str(python), "-I", "-S", "-c", query], capture_output=True, text=True, env={}, check=True)
     paths = sorted({Path(p).resolve() for p in json.loads(found.stdout) if Path(p).is_dir()})
     paths = [p for p in paths if not any(q != p and _under(p, q) for q in paths)]  # lib-dynload is in the stdlib
-    digest = hashlib.sha256(json.dumps([str(python), *map(str, paths), ROOT_SKIPS]).encode()).hexdigest()[:16]
+    built = python.resolve().stat()  # an upgraded interpreter gets a new root, not the old library
+    key = [str(python), built.st_size, built.st_mtime_ns, *map(str, paths), ROOT_SKIPS]
+    digest = hashlib.sha256(json.dumps(key).encode()).hexdigest()[:16]
     home = HIDE_JOURNAL.parent
     root = home / f"root-{digest}"
     if (root / ".complete").exists():

@@ -367,4 +367,4 @@ def test_permissions_taken_by_the_separate_uid_mode_come_back_after_sigterm_or_a
         assert folder.stat().st_mode & 0o777 == 0o700
         sandbox._with_journal(lambda journal: None)  # what the next run's probe does first
     assert folder.stat().st_mode & 0o777 == 0o755
-    assert str(folder.resolve()) not in json.loads(sandbox.HIDE_JOURNAL.read_text())
+    assert str(folder.resolve()) not in json.loads((sandbox.state_dir() / "hidden.json").read_text())

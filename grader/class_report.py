@@ -377,8 +377,8 @@ def _head(title: str, csp: str, style: str = "") -> list[str]:
 ISOLATION_TEXT = {
     "bubblewrap": "Isolation: bubblewrap. Every submission ran in its own jail.",
     "separate-uid": "Isolation: separate-uid (root without a usable bubblewrap). Submissions ran as an "
-    "unprivileged uid that could not read the kit, the class or the outputs; they could still use the "
-    "network and see other processes' names and world-readable system files.",
+    "unprivileged uid, chrooted into a copy of the standard library: no view of the kit, the class or the "
+    "outputs. They could still use the network.",
     "none": "NOT ISOLATED: this run used --no-sandbox. Submissions ran as the instructor's user and could "
     "read the hidden tests, the reference, other submissions and any of that user's files.",
 }

@@ -62,8 +62,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     if report.status == "graded" and report.passed < len(report.tests) and left > 0:
         diagnosis = _diagnose(_sandbox_factory(spec.path, prepared, ex, left, []), report, left)
     if args.json:
-        json.dump(clean({**report.as_json(), "diagnosis": diagnosis.as_json() if diagnosis else None, "isolation": mode}),
-                  sys.stdout, indent=2)
+        # The browser's report shape exactly: the isolation mode goes to stderr above.
+        json.dump(clean({**report.as_json(), "diagnosis": diagnosis.as_json() if diagnosis else None}), sys.stdout, indent=2)
         print()
     else:
         color = sys.stdout.isatty()

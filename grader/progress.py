@@ -124,8 +124,8 @@ class Progress:
 
 ISOLATION_LINES = {
     "bubblewrap": "isolation: bubblewrap (each submission in its own jail)",
-    "separate-uid": "isolation: separate-uid (root without a usable bubblewrap; not hidden: the network, "
-    "other processes' names, world-readable system files)",
+    "separate-uid": "isolation: separate-uid (root without a usable bubblewrap: a chroot and a uid of its own; "
+    "not hidden: the network)",
     "none": "isolation: NONE - this run was NOT isolated (--no-sandbox)",
 }
 

@@ -245,6 +245,12 @@ class Probe:
 def probe() -> Probe:
     """Which isolation works here, trying bubblewrap exactly as the jail runs it."""
     root = os.getuid() == 0
+    for place in STATE_DIRS if root else ():
+        if (place / "hidden.json").is_file() and not (place / "hidden.json").is_symlink():
+            try:
+                _with_journal(lambda journal: None, place)  # give back what a killed run could not
+            except OSError:
+                pass  # a place this run cannot write to (state_dir() then takes the next)
     fallback = "separate-uid" if root else "none"
     bwrap = shutil.which("bwrap")
     if not bwrap:
@@ -270,10 +276,11 @@ def isolation() -> str:
 ISOLATION_NOTES = {
     "bubblewrap": "",
     "separate-uid": "isolation: separate-uid (root without a usable bubblewrap). Each submission runs as "
-    "an unprivileged uid of its own, with rlimits, in a fresh session; the kit, the class folder and the "
-    "output folder are unreadable to it during the run, and nothing it leaves (processes, files in /tmp, "
-    "/var/tmp, /dev/shm, System V IPC) survives it. This mode cannot hide the network, the names and "
-    "command lines of other processes, nor world-readable system files.",
+    "an unprivileged uid of its own, with rlimits, in a fresh session, chrooted into a copy of the standard "
+    "library (no /proc, no kit, no other file of this machine); the kit, the class folder and the output "
+    "folder are also unreadable to it during the run, and nothing it leaves (processes, files in /tmp, "
+    "/var/tmp, /dev/shm, System V IPC) survives it. This mode cannot hide the network, nor what the shared "
+    "kernel shows: other processes' pids and System V IPC objects of submissions running at the same time.",
     "none": "NOT ISOLATED (--no-sandbox): submissions ran as you, with rlimits only. They could read the "
     "hidden tests, the reference solution, other submissions and your files, and use the network.",
 }
@@ -301,8 +308,25 @@ def refusal(command: str) -> str:
 # the class folder and the output folder are removed while submissions run (the jail's uid is
 # in no group) and restored afterwards. The journal records the original modes and who holds
 # them, so concurrent runs share them and a crashed run's are restored by the next one.
-HIDE_JOURNAL = Path("/var/lib/meteor-kit/hidden.json")
+# Root's own places for the journal and the jails' root directories: the first that works
+# (a container may have a read-only /var/lib).
+STATE_DIRS = (Path("/var/lib/meteor-kit"), Path("/tmp/meteor-kit-state"))
 _hidden: dict[str, Any] = {"by": None, "paths": []}
+
+
+@lru_cache(maxsize=None)
+def state_dir() -> Path:
+    for place in STATE_DIRS:
+        try:
+            place.mkdir(mode=0o700, parents=True, exist_ok=True)
+            info = os.lstat(place)
+            # Ours alone: in /tmp another user could have made it first, or left a link there.
+            if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077:
+                (place / ".writable").touch()
+                return place
+        except OSError:
+            continue
+    raise OSError(f"the separate-uid mode needs a folder of its own: none of {', '.join(map(str, STATE_DIRS))} works")
 
 
 def kit_paths() -> list[Path]:
@@ -326,15 +350,15 @@ def _holds(holder: str) -> bool:
         return False
 
 
-def _with_journal(change: Callable[[dict], None]) -> None:
-    HIDE_JOURNAL.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+def _with_journal(change: Callable[[dict], None], place: Path | None = None) -> None:
+    journal_path = (place or state_dir()) / "hidden.json"
     import fcntl
 
-    lock = os.open(HIDE_JOURNAL.with_suffix(".lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    lock = os.open(journal_path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            journal = json.loads(HIDE_JOURNAL.read_text())
+            journal = json.loads(journal_path.read_text())
         except (OSError, ValueError):
             journal = {}
         change(journal)
@@ -346,9 +370,9 @@ def _with_journal(change: Callable[[dict], None]) -> None:
                 except OSError:
                     pass
                 del journal[path]
-        temporary = HIDE_JOURNAL.with_suffix(".tmp")
+        temporary = journal_path.with_suffix(".tmp")
         temporary.write_text(json.dumps(journal))
-        os.replace(temporary, HIDE_JOURNAL)
+        os.replace(temporary, journal_path)
     finally:
         os.close(lock)
 
@@ -429,12 +453,13 @@ def separate_root(python: Path) -> Path:
     found = subprocess.run([str(python), "-I", "-S", "-c", query], capture_output=True, text=True, env={}, check=True)
     paths = sorted({Path(p).resolve() for p in json.loads(found.stdout) if Path(p).is_dir()})
     paths = [p for p in paths if not any(q != p and _under(p, q) for q in paths)]  # lib-dynload is in the stdlib
-    digest = hashlib.sha256(json.dumps([str(python), *map(str, paths), ROOT_SKIPS]).encode()).hexdigest()[:16]
-    home = HIDE_JOURNAL.parent
+    built = python.resolve().stat()  # an upgraded interpreter gets a new root, not the old library
+    key = [str(python), built.st_size, built.st_mtime_ns, *map(str, paths), ROOT_SKIPS]
+    digest = hashlib.sha256(json.dumps(key).encode()).hexdigest()[:16]
+    home = state_dir()
     root = home / f"root-{digest}"
     if (root / ".complete").exists():
         return root
-    home.mkdir(mode=0o700, parents=True, exist_ok=True)
     building = Path(tempfile.mkdtemp(prefix="building-", dir=home))
     try:
         for path in paths:

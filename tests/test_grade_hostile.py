@@ -292,6 +292,7 @@ def test_in_every_mode_attacks_earn_nothing_and_leave_nothing_for_the_next_submi
         assert not path.is_symlink()
         path.chmod(0o777 if path.is_dir() else 0o666)
     before = _modes(kit_root, kit_root / "solutions", klass, Path(sys.prefix))
+    assert _leftovers() == [], "left by an earlier run: remove them first"
     run = subprocess.run(command, capture_output=True, text=True, timeout=900, env=env, cwd=str(work))
     assert run.returncode == 0, run.stderr
     results = json.loads((out / "results.json").read_text())

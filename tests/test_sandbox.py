@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import site
 import sys
@@ -341,3 +342,29 @@ def test_a_submission_cannot_ptrace_nor_read_the_memory_of_the_fork_server(mode,
     )
     with jail(source, mode=mode) as box:
         assert box.meteor_score("", "") == "[]"
+
+
+HIDER = ("import os, signal, sys, time\nfrom pathlib import Path\nfrom grader import sandbox\n"
+         "sandbox.hide([Path(sys.argv[1])])\nprint('hidden', flush=True)\n"
+         "os.kill(os.getpid(), signal.SIGKILL) if sys.argv[2] == 'KILL' else time.sleep(60)\n")
+
+
+@pytest.mark.parametrize("end", ["TERM", "KILL"])
+def test_permissions_taken_by_the_separate_uid_mode_come_back_after_sigterm_or_a_crash(tmp_path, end):
+    import signal
+    import subprocess
+
+    folder = tmp_path / "class"
+    folder.mkdir()
+    folder.chmod(0o755)
+    run = subprocess.Popen([sys.executable, "-c", HIDER, str(folder), end], stdout=subprocess.PIPE, text=True)
+    assert run.stdout.readline() == "hidden\n"
+    assert folder.stat().st_mode & 0o777 == 0o700  # others and the group lose every right meanwhile
+    if end == "TERM":
+        run.send_signal(signal.SIGTERM)
+    run.wait(timeout=30)
+    if end == "KILL":
+        assert folder.stat().st_mode & 0o777 == 0o700
+        sandbox._with_journal(lambda journal: None)  # what the next run's probe does first
+    assert folder.stat().st_mode & 0o777 == 0o755
+    assert str(folder.resolve()) not in json.loads((sandbox.state_dir() / "hidden.json").read_text())

@@ -116,13 +116,13 @@ class Grader:
         if missing:
             prefixes = self.memo.prefixes if self.settings.memo else None
             status, message, recorder, ran = self._run_for_real(sandbox, missing, known, prefixes)
-        if self.settings.memo and status == "graded" and not self._as_a_full_run(sandbox, recorder):
+        if self.settings.memo and status == "graded" and not self._as_a_full_run(sandbox, recorder, missing):
             # Its answers depend on the calls it had before (a counter, a cache...): verdicts pieced
             # together from remembered runs are not those of a full run. It gets a full run.
             known, remembered, profile = {}, 0, None
             status, message, recorder, ran = self._run_for_real(sandbox, names, known, None)
         learned: list[Trace | Profile] = []
-        if status == "graded" and self.settings.memo and recorder is not None:
+        if status == "graded" and self.settings.memo and recorder is not None and not self.memo.full:
             learned = recorder.traces(ran)
             for trace in learned:
                 self.memo.add(trace)
@@ -153,10 +153,12 @@ class Grader:
                         **{**test, "status": "not_run", "message": spent, "output": "", "score": 0.0})
         return outcome.status, outcome.message, recorder, outcome.tests
 
-    def _as_a_full_run(self, sandbox: SandboxedSubmission, recorder: Recorder | None) -> bool:
+    def _as_a_full_run(self, sandbox: SandboxedSubmission, recorder: Recorder | None, missing: list[str]) -> bool:
         """Whether the memo's verdicts are those a full run gives (see memo.confirm)."""
         if self.memo.deviation is None:
             return True  # every call reached one child in a full run's order
+        if missing == self.tests.names and not self.memo.prefixes:
+            return True  # every test ran for real, from a fresh child: that was a full run
         paths = {**(recorder.answers if recorder is not None else {}), **self.memo.walked}
         steps, deviation = full_run(self.tests.names, paths, self.memo.deviation)
         # Asking again costs about what asking did the first time: more than twice that, and it is not trusted.

@@ -46,6 +46,9 @@ from grader.submission import LoadError, SubmissionError
 UNSTABLE = ("not_run",)
 # Answers after which a test makes no further call (see Recorder): the node they lead to is a leaf.
 ENDS_TEST = ("timeout", "crash")
+# The tree grows with every new behaviour; past this many calls remembered (a few hundred bytes
+# each) it learns no more, so a class of odd submissions cannot grow a worker without bound.
+MAX_NODES = 300_000
 
 
 @dataclass
@@ -91,6 +94,7 @@ class Memo:
     def __init__(self) -> None:
         self.roots: dict[str, Node] = {}
         self.profile_count = 0
+        self.nodes = 0
         self.round_trips = 0  # batches sent, for the benchmark and the tests
 
     def learn(self, item: Trace | Profile) -> None:
@@ -99,8 +103,14 @@ class Memo:
         else:
             self.add(item)
 
+    @property
+    def full(self) -> bool:
+        return self.nodes >= MAX_NODES
+
     def add(self, trace: Trace) -> bool:
-        """Insert a test's run; False if it contradicts the tree (the run was not deterministic)."""
+        """Insert a test's run; False if it contradicts the tree (the run was not deterministic) or the tree is full."""
+        if self.full:
+            return False
         node = self.roots.setdefault(trace.test, Node())
         for step in trace.calls:
             if node.verdict is not None:
@@ -109,7 +119,10 @@ class Memo:
                 node.call = step.call
             elif node.call != step.call:
                 return False
-            node = node.children.setdefault(step.answer, Node())
+            if step.answer not in node.children:
+                node.children[step.answer] = Node()
+                self.nodes += 1
+            node = node.children[step.answer]
         if node.call is not None or (node.verdict is not None and node.verdict != trace.verdict):
             return False
         node.verdict = trace.verdict

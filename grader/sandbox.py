@@ -1174,8 +1174,9 @@ def _parameters(signature: str) -> tuple[int, list[str]]:
 
 
 def _drain(fd: int) -> None:
-    while select.select([fd], [], [], 0)[0]:
-        if not os.read(fd, 1 << 16):
+    """Drop what a dead child left in a pipe: a bounded amount, in case something still writes."""
+    for _ in range(1024):
+        if not select.select([fd], [], [], 0)[0] or not os.read(fd, READ_SIZE):
             return
 
 

@@ -131,3 +131,13 @@ def test_the_walk_notes_where_its_calls_left_a_full_runs_order():
     memo = Memo()
     memo.replay(FakeSandbox({}), ["t1"])
     assert memo.deviation == (0, 0)  # a test never seen runs for real, in a fresh child
+
+
+def test_the_memo_stops_learning_once_it_holds_its_most_calls(monkeypatch):
+    import grader.memo as memo_module
+    from test_grade_speed import _trace
+
+    monkeypatch.setattr(memo_module, "MAX_NODES", 5)
+    memo = Memo()
+    learned = [memo.add(_trace(f"t{i}", [("c1", f"0.{i}"), ("c2", "0.5")], "pass")) for i in range(6)]
+    assert learned == [True, True, True, False, False, False] and memo.nodes == 6 and memo.full

@@ -436,6 +436,9 @@ SOURCE = [""]
 
 def run_child(init, req_r, resp_w):
     os.setsid()  # a session of its own: no terminal, no process group shared with the server
+    # What it creates is its own: without a private /tmp (separate-uid mode), a submission graded
+    # at the same moment, under another uid, cannot read it.
+    os.umask(0o077)
     SOURCE[0] = init["source"]
     me = os.getpid()
     out = Output()

@@ -368,3 +368,11 @@ def test_permissions_taken_by_the_separate_uid_mode_come_back_after_sigterm_or_a
         sandbox._with_journal(lambda journal: None)  # what the next run's probe does first
     assert folder.stat().st_mode & 0o777 == 0o755
     assert str(folder.resolve()) not in json.loads((sandbox.state_dir() / "hidden.json").read_text())
+
+
+def test_what_a_submission_creates_is_private_to_its_uid():
+    # Submissions graded at the same moment may share a /tmp (separate-uid mode): none can read another's files.
+    source = ("import os\ndef meteor_score(r, c, **k):\n    path = '/tmp/mine'\n    open(path, 'w').close()\n"
+              "    return float(os.stat(path).st_mode & 0o777)\n")
+    with jail(source) as box:
+        assert box.meteor_score("", "") == 0o600

@@ -29,16 +29,11 @@ def _existing_file(text: str) -> Path:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from grader.discovery import file_spec, prepare
-    from grader.sandbox import ISOLATION_NOTES, isolation, kit_paths, prepare_separate_uid, refusal
+    from grader.sandbox import enter_mode
 
-    mode = isolation()
-    if mode == "none" and not args.no_sandbox:
-        print(refusal("meteor-kit check"), file=sys.stderr)
+    mode = enter_mode("meteor-kit check", args.no_sandbox, [args.path])
+    if mode is None:
         return 2
-    if ISOLATION_NOTES[mode]:
-        print(ISOLATION_NOTES[mode], file=sys.stderr)
-    if mode == "separate-uid":
-        prepare_separate_uid([*kit_paths(), args.path])
     ex = exercise.load()
     tiers = tuple(args.tiers.split(",")) if args.tiers else tuple(ex.tiers)
     unknown = set(tiers) - set(ex.tiers)
@@ -60,7 +55,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     # The diagnosis runs on what is left of the same budget, if anything is.
     left = args.budget - sum(box.used() for box in made)
     if report.status == "graded" and report.passed < len(report.tests) and left > 0:
-        diagnosis = _diagnose(_sandbox_factory(spec.path, prepared, ex, left, []), report, left)
+        from grader.diagnose import diagnose_made
+
+        diagnosis = diagnose_made(_sandbox_factory(spec.path, prepared, ex, left, []), report, left)
     if args.json:
         # The browser's report shape exactly: the isolation mode goes to stderr above.
         json.dump(clean({**report.as_json(), "diagnosis": diagnosis.as_json() if diagnosis else None}), sys.stdout, indent=2)
@@ -93,25 +90,6 @@ def _sandbox_factory(path: Path | None, prepared, ex: exercise.Exercise, budget:
             raise LoadError(prepared.notebook.relabel(str(exc))) from None
 
     return make
-
-
-def _diagnose(make: Callable[[], object], report: runner.Report, budget: float):
-    """The diagnosis of the submission, in a jail of its own, as `grade` gives it."""
-    from grader.diagnose import diagnose_submission
-    from grader.submission import LoadError
-
-    # The tests loaded this file a moment ago, so a failure to load now is the machine's, not the file's: try twice.
-    for attempt in range(2):
-        try:
-            submission = make()
-            break
-        except LoadError:
-            if attempt:
-                return None
-    try:
-        return diagnose_submission(submission, tests=[asdict(t) for t in report.tests], budget=min(budget, 30.0))
-    finally:
-        submission.close()
 
 
 # Each of these modules has `register(commands)`, which adds its subcommand to the parser.

@@ -278,13 +278,19 @@ def _diagnose_outputs(outputs: list, failing: list[str]) -> dict | None:
 def diagnose_path(path, report, budget: float = 30.0) -> Diagnosis | None:
     """The diagnosis of a submission file, run in its own sandbox within `budget` seconds; `report` is its runner.Report."""
     from grader.sandbox import SandboxedSubmission
-    from grader.submission import LoadError
 
     ex = exercise.load()
+    return diagnose_made(lambda: SandboxedSubmission(path, ex.function, ex.call_timeout, budget=budget), report, budget)
+
+
+def diagnose_made(make, report, budget: float = 30.0) -> Diagnosis | None:
+    """The diagnosis of the submission that `make()` loads in a fresh jail; `report` is its runner.Report."""
+    from grader.submission import LoadError
+
     # The tests loaded this file a moment ago, so a failure to load now is the machine's, not the file's: try twice.
     for attempt in range(2):
         try:
-            submission = SandboxedSubmission(path, ex.function, ex.call_timeout, budget=budget)
+            submission = make()
             break
         except LoadError:
             if attempt:

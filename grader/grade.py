@@ -31,7 +31,7 @@ from grader.partial_run import Catalogue, catalogue, freeze_hypothesis_constants
 from grader.outputs import write_outputs
 from grader.progress import Progress, summary
 from grader.safe_text import clean, for_terminal, path_text
-from grader.sandbox import ISOLATION_NOTES, Jail, SandboxedSubmission, isolation, kit_paths, prepare_separate_uid, refusal, unhide
+from grader.sandbox import ISOLATION_NOTES, Jail, SandboxedSubmission, enter_mode, unhide
 from grader.submission import SUBMISSION_FILENAME, LoadError
 
 # A worker that overruns its submission's budget by this much is killed (the grader's own safety net).
@@ -475,15 +475,9 @@ def cmd_grade(args: argparse.Namespace) -> int:
     except UsageError as exc:
         print(for_terminal(f"meteor-kit grade: {exc}"), file=sys.stderr)
         return 2
-    mode = isolation()
-    if mode == "none" and not args.no_sandbox:
-        print(refusal("meteor-kit grade"), file=sys.stderr)
+    mode = enter_mode("meteor-kit grade", args.no_sandbox, [*map(Path, args.submissions), args.out], create=(args.out,))
+    if mode is None:
         return 2
-    if ISOLATION_NOTES[mode]:
-        print(ISOLATION_NOTES[mode], file=sys.stderr)
-    if mode == "separate-uid":
-        args.out.mkdir(parents=True, exist_ok=True)
-        prepare_separate_uid([*kit_paths(), *map(Path, args.submissions), args.out])
     try:
         return _grade_and_write(args, specs, mode)
     finally:

@@ -414,6 +414,25 @@ def hide(paths: list[Path]) -> list[Path]:
     return found
 
 
+def enter_mode(command: str, allow_none: bool, hidden: list[Path], create: tuple[Path, ...] = ()) -> str | None:
+    """The isolation mode of this run, said on stderr when it is less than bubblewrap; None when it must refuse.
+
+    In separate-uid mode, the kit and `hidden` are made unreadable to the jails first (`create`:
+    folders to make before that, such as --out).
+    """
+    mode = isolation()
+    if mode == "none" and not allow_none:
+        print(refusal(command), file=sys.stderr)
+        return None
+    if ISOLATION_NOTES[mode]:
+        print(ISOLATION_NOTES[mode], file=sys.stderr)
+    if mode == "separate-uid":
+        for folder in create:
+            folder.mkdir(parents=True, exist_ok=True)
+        prepare_separate_uid([*kit_paths(), *hidden])
+    return mode
+
+
 def prepare_separate_uid(paths: list[Path]) -> None:
     """Before the separate-uid mode runs anything: `paths` hidden, the jail's root directory made."""
     hide(paths)

@@ -12,6 +12,9 @@ from grader.runner import PROVIDER_KEY, SubmissionProvider
 from grader.submission import SubmissionError
 
 EXERCISE = exercise.load()
+# Set when this conftest made the provider (`pytest hidden_tests --submission`): the page and
+# `meteor-kit check` bring their own, and their own reporters read each test's report.
+SANDBOXED_KEY = pytest.StashKey[bool]()
 DEFAULT_SUBMISSION = exercise.KIT_ROOT / "solutions" / "reference.py"
 
 settings.register_profile(
@@ -81,6 +84,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"--tiers: unknown tier(s) {', '.join(sorted(unknown))}; known: {', '.join(EXERCISE.tiers)}")
     if PROVIDER_KEY not in config.stash:
         config.stash[PROVIDER_KEY] = SubmissionProvider(lambda: _sandboxed(config))
+        config.stash[SANDBOXED_KEY] = True
 
 
 def _require_isolation(config: pytest.Config) -> None:
@@ -139,5 +143,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     """A test left out by the budget reads as one line, not a traceback through this file."""
     outcome = yield
     excinfo = call.excinfo
+    if not item.config.stash.get(SANDBOXED_KEY, False):
+        return
     if excinfo is not None and isinstance(excinfo.value, SubmissionError) and excinfo.value.kind == "not_run":
         outcome.get_result().longrepr = excinfo.value.message

@@ -238,7 +238,7 @@ def test_the_summary_counts_agree_with_the_tally():
     text = summary(results, 2.0, Path("/nowhere"))
     counts = tally(results)
     assert counts.bins[0] == 1 and counts.bins[9] == 1 and counts.categories["never_loaded"] == 1
-    assert "1 could not be graded" in text and "c\\x1b[31m.py" in text and "\x1b" not in text
+    assert "1 could not be graded" in text and "c\\e[31m.py" in text and "\x1b" not in text
     assert "1 passed every test" in text
     rows = {line.split()[0]: int(line.split()[-1]) if line.split()[-1].isdigit() else int(line.split()[-2])
             for line in text.splitlines() if line.startswith("  ") and "%" in line}

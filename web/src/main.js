@@ -280,7 +280,7 @@ function showBreakdown() {
     box.innerHTML = `<p class="hint">The reference's breakdown is drawn for the examples in the list above; for your own input, only your function's answer is shown.</p>`;
     return null;
   }
-  box.innerHTML = `<h3>How the reference scores “${example.title}”</h3><div class="svg-scroll" role="group" aria-label="breakdown">${breakdownSvg(example)}</div>`;
+  box.innerHTML = `<h3>How the reference scores “${example.title}”</h3><div class="svg-scroll" role="group" aria-label="breakdown" tabindex="0">${breakdownSvg(example)}</div>`;
   return example;
 }
 
@@ -376,7 +376,9 @@ window.kit.offline.catch(() => {});
 // ---- scrollable regions ---------------------------------------------------------------
 // A region that scrolls must be reachable from the keyboard (WCAG 2.1.1): give it a tab stop
 // while it scrolls, and none while it does not, so the Tab key does not stop everywhere.
-const SCROLLERS = "#statement, #statement pre, #statement table, .katex-display, .test pre, .try-result pre, .svg-scroll";
+// The breakdown's picture keeps its tab stop: it scrolls on phones, and its size can change
+// without a mutation (fonts, a theme) after the last look.
+const SCROLLERS = "#statement, #statement pre, #statement table, .katex-display, .test pre, .try-result pre";
 function markScrollables() {
   for (const el of document.querySelectorAll(SCROLLERS)) {
     const scrolls = el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1;

@@ -8,7 +8,6 @@ import json
 import os
 import stat
 import sys
-from dataclasses import asdict
 from pathlib import Path
 from typing import Callable
 

@@ -8,20 +8,16 @@ parent gathers the reports and writes results.json, grades.csv and Gradescope fi
 from __future__ import annotations
 
 import argparse
-import csv
 import itertools
-import json
 import multiprocessing
 import os
-import re
 import signal
 import sys
 import time
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from grader import exercise, resume, runner
 from grader.memo import Memo, Profile, Recorder, Trace, confirm, full_run

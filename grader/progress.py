@@ -7,7 +7,6 @@ character in a file name cannot move the cursor, clear the screen or retitle the
 from __future__ import annotations
 
 import os
-import re
 import time
 import unicodedata
 from collections import Counter

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-KIT_ROOT = Path(__file__).resolve().parent.parent
+KIT_ROOT = Path(__file__).resolve().parents[2]
 TIERS = ("examples", "hidden", "properties", "private")
 
 
@@ -33,7 +33,7 @@ class Exercise:
     hypothesis_examples: int
     private_examples: int
     tiers: dict[str, Tier]
-    scoring: dict = field(default_factory=dict)  # when points are paid: read by grader/scoring.py
+    scoring: dict = field(default_factory=dict)  # when points are paid: read by grader/core/scoring.py
 
     @property
     def browser_tiers(self) -> tuple[str, ...]:

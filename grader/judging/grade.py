@@ -19,16 +19,18 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Callable
 
-from grader import exercise, resume, runner
-from grader.memo import Memo, Profile, Recorder, Trace, confirm, full_run
-from grader.discovery import SOURCE_LIMIT, Prepared, Spec, UsageError, discover, prepare
-from grader.merge import in_shard, parse_shard
-from grader.partial_run import Catalogue, catalogue, freeze_hypothesis_constants, run_tests
-from grader.outputs import write_outputs
-from grader.progress import Progress, summary
-from grader.safe_text import clean, for_terminal, path_text
-from grader.sandbox import ISOLATION_NOTES, Jail, SandboxedSubmission, enter_mode, unhide
-from grader.submission import SUBMISSION_FILENAME, LoadError
+from grader.core import exercise
+from grader.judging import resume
+from grader.core import runner
+from grader.judging.memo import Memo, Profile, Recorder, Trace, confirm, full_run
+from grader.judging.discovery import SOURCE_LIMIT, Prepared, Spec, UsageError, discover, prepare
+from grader.judging.shard import in_shard, parse_shard
+from grader.judging.partial_run import Catalogue, catalogue, freeze_hypothesis_constants, run_tests
+from grader.reports.files import write_outputs
+from grader.reports.progress import Progress, summary
+from grader.core.safe_text import clean, for_terminal, path_text
+from grader.sandbox.host import ISOLATION_NOTES, Jail, SandboxedSubmission, enter_mode, unhide
+from grader.core.submission import SUBMISSION_FILENAME, LoadError
 
 # A worker that overruns its submission's budget by this much is killed (the grader's own safety net).
 GRACE = 60.0
@@ -175,7 +177,7 @@ def _diagnosis(sandbox: SandboxedSubmission, result: dict) -> dict | None:
     if result["status"] != "graded" or result["passed"] == len(result["tests"]):
         return None
     try:
-        from grader.diagnose import diagnose_submission
+        from grader.judging.diagnose import diagnose_submission
     except ImportError:
         return None
     import dataclasses
@@ -451,7 +453,7 @@ def _check_out(out: Path, paths: list[str]) -> None:
 def _similar(results: list[dict]) -> tuple[list[dict] | None, str]:
     """Pairs of submissions with identical or near-identical code (None: the check could not run)."""
     try:
-        from grader.similarity import MAX_PAIRS, similar_pairs
+        from grader.judging.similarity import MAX_PAIRS, similar_pairs
     except ImportError as exc:
         print(f"warning: similar code not checked ({exc})", file=sys.stderr)
         return None, f"not checked: {exc}"

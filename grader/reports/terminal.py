@@ -6,8 +6,8 @@ written out (ESC as `\\e`), never obeyed. Only this module's own colours reach t
 
 from __future__ import annotations
 
-from grader.runner import Report
-from grader.safe_text import for_terminal
+from grader.core.runner import Report
+from grader.core.safe_text import for_terminal
 
 MARKS = {"pass": "✓", "fail": "✗", "error": "!", "timeout": "⏱", "not_run": "-"}
 COLORS = {"pass": "32", "fail": "31", "error": "31", "timeout": "33", "not_run": "90"}

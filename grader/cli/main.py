@@ -11,10 +11,11 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from grader import exercise, runner
-from grader.grade import _positive_float
-from grader.safe_text import clean, for_terminal
-from grader.terminal import render_report
+from grader.core import exercise
+from grader.core import runner
+from grader.judging.grade import _positive_float
+from grader.core.safe_text import clean, for_terminal
+from grader.reports.terminal import render_report
 
 
 def _existing_file(text: str) -> Path:
@@ -27,8 +28,8 @@ def _existing_file(text: str) -> Path:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from grader.discovery import file_spec, prepare
-    from grader.sandbox import enter_mode
+    from grader.judging.discovery import file_spec, prepare
+    from grader.sandbox.host import enter_mode
 
     mode = enter_mode("meteor-kit check", args.no_sandbox, [args.path])
     if mode is None:
@@ -54,7 +55,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     # The diagnosis runs on what is left of the same budget, if anything is.
     left = args.budget - sum(box.used() for box in made)
     if report.status == "graded" and report.passed < len(report.tests) and left > 0:
-        from grader.diagnose import diagnose_made
+        from grader.judging.diagnose import diagnose_made
 
         diagnosis = diagnose_made(_sandbox_factory(spec.path, prepared, ex, left, []), report, left)
     if args.json:
@@ -72,8 +73,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def _sandbox_factory(path: Path | None, prepared, ex: exercise.Exercise, budget: float, made: list) -> Callable[[], object]:
     """Builds the jailed submission from the code as read, or raises LoadError with the reason."""
-    from grader.sandbox import SandboxedSubmission
-    from grader.submission import LoadError
+    from grader.sandbox.host import SandboxedSubmission
+    from grader.core.submission import LoadError
 
     def make() -> object:
         if prepared.problem:
@@ -93,12 +94,12 @@ def _sandbox_factory(path: Path | None, prepared, ex: exercise.Exercise, budget:
 
 # Each of these modules has `register(commands)`, which adds its subcommand to the parser.
 SUBCOMMAND_MODULES: tuple[str, ...] = (
-    "grader.grade",
-    "grader.merge",
-    "grader.gradescope",
-    "grader.explain_cli",
-    "grader.web_build",
-    "grader.serve",
+    "grader.judging.grade",
+    "grader.judging.merge",
+    "grader.cli.autograder",
+    "grader.cli.explain",
+    "grader.cli.web_build",
+    "grader.cli.serve",
 )
 
 

@@ -27,7 +27,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from grader.diagnose import reference_module
+    from grader.judging.diagnose import reference_module
 
     params = {k: getattr(args, k) for k in ("alpha", "beta", "gamma") if getattr(args, k) is not None}
     try:

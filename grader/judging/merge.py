@@ -9,32 +9,16 @@ original may have been graded on different machines.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 from pathlib import Path
 
-from grader.outputs import write_outputs
+
+from grader.reports.files import write_outputs
 
 
 class MergeError(Exception):
     """Parts that cannot be merged: the command stops before writing anything."""
-
-
-def in_shard(name: str, shard: tuple[int, int]) -> bool:
-    """Whether submission `name` belongs to shard K of N: by a digest of its name, the same on every machine."""
-    k, n = shard
-    return int.from_bytes(hashlib.sha256(name.encode("utf-8", "surrogatepass")).digest()[:8], "big") % n == k - 1
-
-
-def parse_shard(text: str) -> tuple[int, int]:
-    try:
-        k, n = (int(x) for x in text.split("/"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not K/N: {text!r}") from None
-    if not 1 <= k <= n:
-        raise argparse.ArgumentTypeError(f"K must be from 1 to N: {text!r}")
-    return k, n
 
 
 def merge(parts: list[dict]) -> dict:
@@ -70,7 +54,7 @@ def merge(parts: list[dict]) -> dict:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from grader.grade import _check_out, UsageError, _similar
+    from grader.judging.grade import _check_out, UsageError, _similar
 
     parts = []
     try:

@@ -11,8 +11,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from grader.gradescope import to_gradescope
-from grader.safe_text import clean, for_csv
+from grader.reports.gradescope import to_gradescope
+from grader.core.safe_text import clean, for_csv
 
 CSV_COLUMNS = ("submission", "score", "max_score", "status", "passed", "tests")
 
@@ -114,7 +114,7 @@ def results_json(document: dict) -> str:
 def _write_report(out: Path, document: dict) -> None:
     """report.html and report/, one page per student."""
     try:
-        from grader import class_report
+        from grader.reports import class_report
     except ImportError:
         return
     class_report.write(out, document, write_atomic)

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from grader.notebook import NotebookError, extract
-from grader.safe_text import for_terminal, path_text
+from grader.core.submission import LoadError
+from grader.core.notebook import NotebookError, extract
+from grader.core.safe_text import for_terminal, path_text
 
 MAX_BYTES = 1_000_000
 SUFFIXES = (".py", ".ipynb")
@@ -306,3 +307,11 @@ def _not_text(exc: UnicodeDecodeError) -> str:
     label = "UTF-8" if exc.encoding.replace("_", "-").startswith("utf-8") else exc.encoding
     return (f"the file is not {label} text ({exc.reason} at byte {exc.start}); save it as UTF-8, "
             "or declare its encoding on its first line (# -*- coding: latin-1 -*-)")
+
+
+def read_source(path: Path) -> str:
+    """The code of a submission file, read as `grade` reads it (no links, capped, decoded as CPython does)."""
+    prepared = prepare(file_spec(str(path)))
+    if prepared.problem:
+        raise LoadError(prepared.problem)
+    return prepared.source

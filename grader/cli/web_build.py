@@ -22,7 +22,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from grader import exercise
+from grader.core import exercise
 
 ROOT = exercise.KIT_ROOT
 WEB = ROOT / "web"
@@ -33,14 +33,11 @@ STAMP = "build-stamp.txt"
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "pyodide-lock.json")
 # What the page's Python runs: the same grader and tests as the CLI, minus the sandbox,
 # the private tier and the reference solution.
+# The whole browser-safe core package ships; nothing else from grader/ does.
+CORE_FILES = tuple(sorted(str(p.relative_to(ROOT)) for p in (ROOT / "grader" / "core").glob("*.py")))
 KIT_FILES = (
     "grader/__init__.py",
-    "grader/exercise.py",
-    "grader/checks.py",
-    "grader/submission.py",
-    "grader/runner.py",
-    "grader/scoring.py",
-    "grader/diagnosis_core.py",
+    *CORE_FILES,
     "problem/exercise.toml",
     "hidden_tests/conftest.py",
     "hidden_tests/test_examples.py",
@@ -49,7 +46,7 @@ KIT_FILES = (
 )
 PAGE_SESSION = WEB / "py" / "page_session.py"
 # The diagnosis's probes and the reference's and models' answers to them, computed here: the page
-# runs grader/diagnosis_core.py on it, never the reference or the models themselves.
+# runs grader/core/diagnosis.py on it, never the reference or the models themselves.
 DIAGNOSIS_TABLE = "py/diagnosis-table.json"
 
 # Besides the statement's examples, the "Try it" panel shows the breakdown of these.
@@ -66,9 +63,9 @@ SOURCES = (
     "problem/statement.md",
     "problem/starter.py",
     "solutions/reference.py",
-    "grader/diagnose.py",
-    "grader/misconceptions.py",
-    "grader/web_build.py",
+    "grader/judging/diagnose.py",
+    "grader/judging/misconceptions.py",
+    "grader/cli/web_build.py",
     "web/package-lock.json",
     "web/wheels.txt",
 )
@@ -158,7 +155,7 @@ def kit_zip(dest: Path) -> None:
 
 
 def diagnosis_table(dest: Path) -> None:
-    from grader.diagnose import browser_table
+    from grader.judging.diagnose import browser_table
 
     dest.write_text(json.dumps(browser_table(), ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 

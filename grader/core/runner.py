@@ -13,9 +13,10 @@ from typing import Any, Callable
 import hypothesis
 import pytest
 
-from grader import exercise, scoring
-from grader.checks import WrongAnswer
-from grader.submission import LoadError, SubmissionError, Submission
+from grader.core import exercise
+from grader.core import scoring
+from grader.core.checks import WrongAnswer
+from grader.core.submission import LoadError, SubmissionError, Submission
 
 OUTPUT_LIMIT = 500
 TESTS_DIR = exercise.KIT_ROOT / "hidden_tests"
@@ -44,7 +45,7 @@ class Report:
     duration: float = 0.0
 
     def __post_init__(self) -> None:
-        # Points come from the grading policy (grader/scoring.py), from all the verdicts together.
+        # Points come from the grading policy (grader/core/scoring.py), from all the verdicts together.
         self.tests = scoring.apply(self.tests)
 
     @property

@@ -38,9 +38,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from grader.runner import TestResult, truncate
-from grader.sandbox import Answer, SandboxedSubmission
-from grader.submission import LoadError, SubmissionError
+from grader.core.runner import TestResult, truncate
+from grader.sandbox.host import Answer, SandboxedSubmission
+from grader.core.submission import LoadError, SubmissionError
 
 # A budget that ran out depends on the clock, not on the submission's answers: never remembered.
 UNSTABLE = ("not_run",)

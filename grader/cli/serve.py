@@ -13,7 +13,7 @@ import sys
 import threading
 from pathlib import Path
 
-from grader import web_build
+from grader.cli import web_build
 
 HEADERS = {
     "Cross-Origin-Opener-Policy": "same-origin",

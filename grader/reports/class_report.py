@@ -27,8 +27,9 @@ from typing import Any
 
 from pygments.formatters import HtmlFormatter
 
-from grader import diagnosis_core, exercise
-from grader.tally import BINS, UNSCORED, all_passed, category, fraction, mistake_key, tally
+from grader.core import diagnosis as diagnosis_core
+from grader.core import exercise
+from grader.reports.tally import BINS, UNSCORED, all_passed, category, fraction, mistake_key, tally
 
 STATUS_MARK = {"pass": "✓", "fail": "✗", "error": "!", "timeout": "⏱", "not_run": "–"}
 PAGES = "report"  # the folder of per-student pages, beside report.html

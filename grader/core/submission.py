@@ -9,7 +9,7 @@ import traceback
 import types
 from typing import Any, Protocol
 
-from grader.checks import Opaque
+from grader.core.checks import Opaque
 
 SUBMISSION_FILENAME = "submission.py"
 

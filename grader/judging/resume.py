@@ -13,7 +13,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from grader.exercise import KIT_ROOT
+from grader.core.exercise import KIT_ROOT
 
 # What decides a verdict: a change to any of these grades the whole class again.
 JUDGES = ("grader", "hidden_tests", "problem", "solutions")

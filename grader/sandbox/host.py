@@ -30,11 +30,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from grader import exercise
-from grader.checks import Opaque
-from grader.submission import LoadError, SubmissionError, missing_function_message
+from grader.core import exercise
+from grader.core.checks import Opaque
+from grader.core.submission import LoadError, SubmissionError, missing_function_message
 
-CHILD = Path(__file__).with_name("jail_child.py")
+CHILD = Path(__file__).with_name("child.py")
 PYTHON_PREFIX = Path(sys.base_prefix).resolve()
 # What the trusted side reads from pipes the submission can write on is capped: no line, string
 # or message it sends can make the grader hold more than this (the child never sends more).
@@ -331,7 +331,7 @@ def state_dir() -> Path:
 
 def kit_paths() -> list[Path]:
     """What a submission must never read: the kit (reference, tests), the installed grader, its venv."""
-    paths = [exercise.KIT_ROOT, Path(__file__).resolve().parent]
+    paths = [exercise.KIT_ROOT, Path(__file__).resolve().parents[1]]
     if sys.prefix != sys.base_prefix:
         paths.append(Path(sys.prefix))
     return paths
@@ -675,7 +675,7 @@ class Jail:
             if self.mode != "bubblewrap":
                 # Outside a jail of its own its files and IPC objects outlive it: the server
                 # removes them after each submission, and this makes sure of it (it may be dead).
-                from grader.jail_child import remove_leftovers
+                from grader.sandbox.child import remove_leftovers
 
                 remove_leftovers(self.uid)
                 if self.root:
@@ -713,7 +713,9 @@ class SandboxedSubmission:
         self.mode = mode or isolation()
         self.filename = filename or self.path.name
         self.signature = signature or exercise.load().signature
-        self.source = source if source is not None else read_source(self.path)
+        if source is None:  # the trusted side reads files (judging.discovery.read_source); the sandbox only runs code
+            raise TypeError("SandboxedSubmission needs the submission's source")
+        self.source = source
         self.load_output = ""
         self._used = 0.0  # seconds spent waiting on the submission: its loads and calls
         self._yielded = False  # its processes were reniced during a slow call
@@ -1173,16 +1175,6 @@ def _renice(pids: list[int], nice: int) -> bool:
         except OSError:
             pass
     return changed
-
-
-def read_source(path: Path) -> str:
-    """The code of a submission file, read as `grade` reads it (no links, capped, decoded as CPython does)."""
-    from grader.discovery import file_spec, prepare
-
-    prepared = prepare(file_spec(str(path)))
-    if prepared.problem:
-        raise LoadError(prepared.problem)
-    return prepared.source
 
 
 def _parameters(signature: str) -> tuple[int, list[str]]:

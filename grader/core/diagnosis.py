@@ -1,7 +1,7 @@
 """Names a submission's likely mistake from its answers on the probe set. Pure: runs in the browser too.
 
 It imports nothing from the reference or the models: the table it reads holds only their
-outputs, computed at build time by grader.diagnose.browser_table(). In Pyodide:
+outputs, computed at build time by grader.judging.diagnose.browser_table(). In Pyodide:
 
     found = diagnose(submission, table, test_results)   # a dict, or None: nothing to explain
     full_text(found) if found else None                  # the sentence and its example

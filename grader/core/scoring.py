@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol, Sequence, TypeVar
 
-from grader import exercise
+from grader.core import exercise
 
 
 class Verdict(Protocol):

@@ -13,8 +13,9 @@ from typing import Callable
 
 import pytest
 
-from grader import exercise, runner
-from grader.submission import LoadError, Submission
+from grader.core import exercise
+from grader.core import runner
+from grader.core.submission import LoadError, Submission
 
 
 # Verdicts come from the exceptions themselves, never from pytest's report text: a native
@@ -124,13 +125,13 @@ def freeze_hypothesis_constants() -> None:
         return
     if not hasattr(providers, "_get_local_constants"):
         return  # another hypothesis: the memo's consistency check still refuses contradictions
-    for module in ("grader.diagnose", "grader.class_report", "grader.memo", "grader.gradescope"):
+    for module in ("grader.judging.diagnose", "grader.reports.class_report", "grader.judging.memo", "grader.reports.gradescope"):
         try:
             __import__(module)
         except ImportError:
             pass
     try:
-        from grader import diagnose
+        from grader.judging import diagnose
 
         diagnose._table()  # built once here, before workers fork, not once per worker
     except (ImportError, AttributeError):

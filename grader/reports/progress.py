@@ -13,8 +13,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Callable, TextIO
 
-from grader.safe_text import for_terminal
-from grader.tally import BINS, UNSCORED, category, tally
+from grader.core.safe_text import for_terminal
+from grader.reports.tally import BINS, UNSCORED, category, tally
 
 BAR = 30  # the widest bar, in cells
 REDRAW = 0.1  # seconds between two redraws of the bar on a terminal

@@ -1,4 +1,4 @@
-"""Gradescope: its results format, and an autograder zip that runs this same grader on its fleet.
+"""Gradescope's autograder: a zip that runs this same grader on its fleet.
 
 Gradescope unzips the autograder into /autograder/source, runs setup.sh there once as root
 when it builds the image, then runs /autograder/run_autograder for each submission, with the
@@ -19,41 +19,11 @@ import stat
 import sys
 import tomllib
 import traceback
-import unicodedata
 import zipfile
 from pathlib import Path
 
-from grader import exercise
-
-# Students see examples, hidden and properties tests (their names and messages) at once;
-# private tests only once the instructor publishes the grades.
-VISIBILITY = {"examples": "visible", "hidden": "visible", "properties": "visible", "private": "after_published"}
-
-# The only tier whose inputs students see, so the only one whose printed output may be shown:
-# a submission could print the inputs of any other test.
-SHOWS_PRINTED = {"examples"}
-
-# Messages of the tiers whose inputs are secret are shown only when everything in them that
-# the submission chose is a number; a returned string, an exception's text or a traceback
-# could carry the input.
-NUMBER = r"-?(?:\d+(?:\.\d*)?(?:e[-+]?\d+)?|inf|nan)"
-RULE = r"(?: \[rule: [^\[\]\n]*\])?"
-SAFE_MESSAGES = re.compile("|".join([
-    rf"expected {NUMBER}(?: or {NUMBER})?, got {NUMBER}(?: \(not rounded to 3 decimals\))?{RULE}",
-    rf"the fragmented candidate scored {NUMBER}, not lower than the contiguous one \({NUMBER}\){RULE}",
-    rf"an exact match of \d+ words should score at least {NUMBER}, got {NUMBER}{RULE}",
-]))
-EXPECTED = re.compile(rf"expected ({NUMBER}(?: or {NUMBER})?)[,:]")
-# The grader's own failures (runner.run's, grade._grader_failed's) quote pytest or an exception, which may
-# quote a hidden test: the student gets a sentence, the instructor the details on stdout.
-INTERNAL_FAILURES = ("the test run itself failed", "the grader failed on this submission")
-GRADER_FAILED = "The autograder failed on this submission; your instructor can see why."
-SECRET_DETAIL = {
-    "fail": "it returned something that is not a float",
-    "error": "it raised an exception or crashed",
-    "timeout": "it did not return in time",
-    "not_run": "it was not run: the time for your submission was used up",
-}
+from grader.core import exercise
+from grader.reports.gradescope import GRADER_FAILED, clean, to_gradescope
 
 SETUP_SH = """#!/usr/bin/env bash
 # Gradescope runs this once, as root, in /autograder/source, when it builds the autograder image.
@@ -68,13 +38,13 @@ apt-get install -y -qq --no-install-recommends python3.11 python3.11-venv bubble
 /autograder/venv/bin/pip install --quiet --no-input --disable-pip-version-check -r requirements.txt
 # Fail the build, not every submission, if the kit cannot start; build the diagnosis table now,
 # not once per submission (each runs in a fresh copy of this image).
-/autograder/venv/bin/python -c "from grader import diagnose, exercise, grade; exercise.load(); diagnose.browser_table()"
+/autograder/venv/bin/python -c "from grader.core import exercise; from grader.judging import diagnose, grade; exercise.load(); diagnose.browser_table()"
 # Submissions run as an unprivileged uid. The kit holds the reference and the private tests
 # (and the misconception models, which compute the score too): only root may read it, and what
 # was written in it above. That uid may only reach the jail's own script, whose path it must open.
 chmod -R go= /autograder/source
-chmod go=x /autograder/source /autograder/source/grader
-chmod go=r /autograder/source/grader/jail_child.py
+chmod go=x /autograder/source /autograder/source/grader /autograder/source/grader/sandbox
+chmod go=r /autograder/source/grader/sandbox/child.py
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
@@ -85,80 +55,12 @@ cd /autograder/source
 # somewhere only root can read, not a .hypothesis/ in the kit.
 mkdir -p -m 0700 /autograder/hypothesis
 export HYPOTHESIS_STORAGE_DIRECTORY=/autograder/hypothesis
-exec /autograder/venv/bin/python -m grader.gradescope run --root /autograder
+exec /autograder/venv/bin/python -m grader.cli.autograder run --root /autograder
 """
 
 # What the zip carries besides the scripts: the kit's files the grader reads at run time.
 PACKAGED = ("grader", "hidden_tests", "problem", "solutions/reference.py")
 MAX_READ = 1_000_000  # bytes read of an upload to see whether it defines the function
-
-
-def to_gradescope(result: dict) -> dict:
-    """One submission's result in Gradescope's results.json format."""
-    tests = []
-    for number, test in enumerate(result["tests"], start=1):
-        tier = test["tier"]
-        if test["message"].startswith(INTERNAL_FAILURES):
-            message = GRADER_FAILED
-        elif tier in SHOWS_PRINTED or tier == "properties":
-            message = test["message"]  # inputs students see anyway (properties: the shrunk counterexample)
-        else:
-            message = _secret_safe(test)
-        lines = [message] if message else []
-        if test["output"] and tier in SHOWS_PRINTED:
-            lines.append("printed:\n" + test["output"])
-        tests.append({
-            "name": clean(f"{tier}: {test['name']}"),
-            "number": str(number),
-            "score": test["score"],
-            "max_score": test["max_score"],
-            "status": "passed" if test["status"] == "pass" else "failed",
-            "output": clean("\n".join(lines)),
-            "visibility": VISIBILITY.get(tier, "hidden"),
-        })
-    return {
-        "score": result["score"],
-        "execution_time": round(result.get("duration", 0.0)),
-        "output": clean(_summary(result)),
-        # What the grader prints is for the instructor.
-        "stdout_visibility": "hidden",
-        "tests": tests,
-    }
-
-
-def _summary(result: dict) -> str:
-    message = result["message"]
-    if message.startswith(INTERNAL_FAILURES):
-        return GRADER_FAILED
-    summary = message or f"{result['passed']}/{len(result['tests'])} tests passed"
-    # The same sentence the page and `check` show; its example is a probe's or a visible test's input.
-    diagnosis = result.get("diagnosis") or {}
-    text = diagnosis.get("text") or diagnosis.get("message")
-    return f"{summary}\n\nDiagnosis: {text}" if text else summary
-
-
-def _secret_safe(test: dict) -> str:
-    """A hidden or private test's message, without anything the submission could fill with the input.
-
-    Hidden tests keep the numbers they returned, as the page shows them. Private tests do not:
-    a number can carry a few characters of the input, and with the input secret, the wrong
-    number tells the student nothing they can act on.
-    """
-    message = test["message"]
-    if not message or (test["tier"] != "private" and SAFE_MESSAGES.fullmatch(message)):
-        return message
-    expected = EXPECTED.match(message)
-    if SAFE_MESSAGES.fullmatch(message):
-        detail = "it returned another number"
-    else:
-        detail = SECRET_DETAIL.get(test["status"], "it did not pass")
-    head = f"expected {expected.group(1)}, but {detail}" if expected else detail[0].upper() + detail[1:]
-    return head + " (details are not shown for tests whose input is secret)"
-
-
-def clean(text: str) -> str:
-    """Valid UTF-8 text without control characters (newlines and tabs kept)."""
-    return "".join(c if c in "\n\t" or unicodedata.category(c) not in ("Cc", "Cs") else "\ufffd" for c in text)
 
 
 class ExportError(Exception):
@@ -230,7 +132,7 @@ def run(root: Path) -> int:
 
 
 def _grade(root: Path) -> dict:
-    from grader.sandbox import enter_mode, unhide
+    from grader.sandbox.host import enter_mode, unhide
 
     # Entered here, in the process that lives the whole run, so the permissions the
     # separate-uid mode takes are given back when it ends.
@@ -245,7 +147,7 @@ def _grade(root: Path) -> dict:
 
 
 def _grade_upload(root: Path) -> dict:
-    from grader.grade import Settings, UsageError, discover, grade_all
+    from grader.judging.grade import Settings, UsageError, discover, grade_all
 
     ex = exercise.load()
     try:
@@ -305,7 +207,7 @@ def defines(path: Path, function: str) -> bool:
             return False
         data = f.read(MAX_READ)
     if path.suffix == ".ipynb":
-        from grader.notebook import NotebookError, extract
+        from grader.core.notebook import NotebookError, extract
         try:
             data = extract(data.decode("utf-8", "replace")).source.encode("utf-8")
         except NotebookError:
@@ -352,7 +254,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m grader.gradescope")
+    parser = argparse.ArgumentParser(prog="python -m grader.cli.autograder")
     commands = parser.add_subparsers(dest="command", required=True)
     runner = commands.add_parser("run", help="grade /autograder/submission (inside Gradescope)")
     runner.add_argument("--root", type=Path, default=Path("/autograder"))

@@ -17,9 +17,10 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Any
 
-from grader import diagnosis_core, exercise
-from grader.misconceptions import MODELS, PAIRS
-from grader.submission import SubmissionError
+from grader.core import diagnosis as diagnosis_core
+from grader.core import exercise
+from grader.judging.misconceptions import MODELS, PAIRS
+from grader.core.submission import SubmissionError
 
 TABLE_VERSION = 1
 MAX_TIMEOUTS = 2  # past this, a submission that hangs would spend minutes on probes that teach nothing
@@ -100,7 +101,7 @@ def probes() -> list[dict]:
 # The table is a pure function of these files. Building it runs every model on every probe
 # (about 0.3 s), which each `check` and `grade` paid before its first submission: it is kept
 # in build/cache under a digest of them instead, next to the web build's caches.
-TABLE_SOURCES = ("grader/misconceptions.py", "grader/diagnose.py", "grader/diagnosis_core.py",
+TABLE_SOURCES = ("grader/judging/misconceptions.py", "grader/judging/diagnose.py", "grader/core/diagnosis.py",
                  "solutions/reference.py", "hidden_tests/test_examples.py")
 
 
@@ -116,7 +117,7 @@ def _table() -> dict:
         pass
     table = _build_table()
     try:
-        from grader.outputs import write_atomic
+        from grader.reports.files import write_atomic
 
         write_atomic(path, json.dumps(table))  # whole or not at all: other processes may read it now
     except OSError:
@@ -237,7 +238,7 @@ def _probe_in_batches(sandbox: Any, table: dict, budget: float) -> list:
     The same answers as run_probes through _Budget: a call that raised or timed out is an
     error marker, and past MAX_TIMEOUTS timeouts or the time budget the rest are not run.
     """
-    from grader.sandbox import decode
+    from grader.sandbox.host import decode
 
     calls = [[[p["reference"], p["candidate"]], p["kwargs"]] for p in table["probes"]]
     outputs: list = []
@@ -277,15 +278,16 @@ def _diagnose_outputs(outputs: list, failing: list[str]) -> dict | None:
 
 def diagnose_path(path, report, budget: float = 30.0) -> Diagnosis | None:
     """The diagnosis of a submission file, run in its own sandbox within `budget` seconds; `report` is its runner.Report."""
-    from grader.sandbox import SandboxedSubmission
+    from grader.judging.discovery import read_source
+    from grader.sandbox.host import SandboxedSubmission
 
     ex = exercise.load()
-    return diagnose_made(lambda: SandboxedSubmission(path, ex.function, ex.call_timeout, budget=budget), report, budget)
+    return diagnose_made(lambda: SandboxedSubmission(path, ex.function, ex.call_timeout, source=read_source(path), budget=budget), report, budget)
 
 
 def diagnose_made(make, report, budget: float = 30.0) -> Diagnosis | None:
     """The diagnosis of the submission that `make()` loads in a fresh jail; `report` is its runner.Report."""
-    from grader.submission import LoadError
+    from grader.core.submission import LoadError
 
     # The tests loaded this file a moment ago, so a failure to load now is the machine's, not the file's: try twice.
     for attempt in range(2):

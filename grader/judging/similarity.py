@@ -14,7 +14,7 @@ import io
 import itertools
 import tokenize
 
-from grader import exercise
+from grader.core import exercise
 
 K = 25  # characters of tokenized code in a k-gram: copydetect's default noise threshold
 WINDOW = 1  # keep every k-gram: the files are short, and recall matters more than speed here

@@ -70,6 +70,7 @@ def merge(parts: list[dict]) -> dict:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
+    from grader import passback
     from grader.grade import _check_out, UsageError, _similar
 
     parts = []
@@ -80,13 +81,18 @@ def cmd_merge(args: argparse.Namespace) -> int:
             except (OSError, ValueError) as exc:
                 raise MergeError(f"cannot read {folder}/results.json: {exc}") from None
         _check_out(args.out, [])
+        extras = passback.load(args)
         document = merge(parts)
     except (MergeError, UsageError) as exc:
         print(f"meteor-kit merge: {exc}", file=sys.stderr)
         return 2
     document["similar"], document["similar_note"] = _similar(document["submissions"])
+    done = passback.apply(document, extras)
+    passback.write(args.out, document, extras, done)
     write_outputs(args.out, document)
     print(f"merged {len(parts)} part(s): {len(document['submissions'])} submission(s), written to {args.out}/")
+    for line in passback.summary(document, done):
+        print(line)
     return 0
 
 
@@ -97,4 +103,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("parts", nargs="+", metavar="OUT", help="the --out folder of one shard")
     parser.add_argument("--out", required=True, type=Path, help="directory for the merged output files")
+    from grader.passback import add_options
+
+    add_options(parser)
     parser.set_defaults(func=cmd_merge)

@@ -199,16 +199,16 @@ def _names(who: str, result: dict, more: list[str]) -> bool:
     submission = str(result.get("submission", ""))
     stem = submission.rsplit(".", 1)[0] if submission.lower().endswith((".py", ".ipynb")) else submission
     student = result.get("student") or {}
-    names = [submission, stem, *(str(student.get(k) or "") for k in ("name", "lms_id", "login", "email")), *more]
+    names = [submission, stem, stem.rsplit("/", 1)[-1], *(str(student.get(k) or "") for k in ("name", "lms_id", "login", "email")), *more]
     return any(n and " ".join(n.casefold().split()) == wanted for n in names)
 
 
 def describe(entry: dict) -> str:
-    """One adjustment as a line a person reads: "+5 (diagnosis no_clipping): reason"."""
+    """One adjustment as a line a person reads: "diagnosis no_clipping: +5: reason"."""
     change = entry.get("change", 0.0)
     points = f"{change:+g}" if change else "±0"
     if entry.get("by") == "student" and entry.get("score") is not None:
         points = f"set to {entry['score']:g} ({change:+g})"
     origin = {"diagnosis": f"diagnosis {entry.get('diagnosis', '')}", "student": "instructor",
               "limit": "limit"}.get(entry.get("by", ""), str(entry.get("by", "")))
-    return f"{points} ({origin}): {entry.get('reason', '')}"
+    return f"{origin}: {points}: {entry.get('reason', '')}"

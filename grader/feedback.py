@@ -165,6 +165,11 @@ def report_banner(document: dict) -> str:
                             for u in unmatched[:50])
             more = f"<li>and {len(unmatched) - 50} more</li>" if len(unmatched) > 50 else ""
             out.append(f"<details><summary>Submissions matching nobody on the roster</summary><ul>{items}{more}</ul></details>")
+        missing = lms.get("missing") or []
+        if missing:
+            items = "".join(f"<li>{html.escape(str(m.get('name') or m.get('lms_id') or ''))}</li>" for m in missing[:200])
+            more = f"<li>and {len(missing) - 200} more</li>" if len(missing) > 200 else ""
+            out.append(f"<details><summary>On the roster without a submission</summary><ul>{items}{more}</ul></details>")
         out.append("</div>")
     adjust = document.get("adjust")
     if adjust:

@@ -179,6 +179,10 @@ def summary(document: dict, done: Done) -> list[str]:
             lines.append(f"  {for_terminal(str(u['submission']), one_line=True)}: {for_terminal(u['reason'], one_line=True)}")
         if len(unmatched) > 10:
             lines.append(f"  and {len(unmatched) - 10} more")
+        if lms["missing"]:
+            names = [for_terminal(m["name"] or m["lms_id"], one_line=True) for m in lms["missing"][:10]]
+            more = f" and {len(lms['missing']) - 10} more" if len(lms["missing"]) > 10 else ""
+            lines.append(f"  without a submission (marked missing in the gradebook): {'; '.join(names)}{more}")
     adjusted = document.get("adjust")
     if adjusted:
         lines.append(f"adjustments ({for_terminal(adjusted['file'], one_line=True)}): {adjusted['adjusted']} submission(s) adjusted")

@@ -242,11 +242,11 @@ def test_grade_with_roster_and_adjust_writes_gradebook_missing_unmatched_feedbac
     assert results["alee.py"]["adjustments"] == [{"by": "student", "who": "alee", "change": -10.0, "reason": "Late by two days: 10 points off"}]
     # Who is missing, who matched nobody, which adjustment matched nobody: terminal, files, report.
     assert "roster (canvas): 2 matched, 1 without a submission, 1 submission(s) matching nobody" in run.stdout
-    assert "zed.py: matches nobody on the roster" in run.stdout
+    assert "zed.py: matches nobody on the roster" in run.stdout and "without a submission (marked missing in the gradebook): Okafor, Chi" in run.stdout
     assert "warning: [[student]] who = 'nobody-here': matches no submission" in run.stdout
     assert list(csv.reader(io.StringIO((out / "unmatched.csv").read_text())))[1][0] == "zed.py"
     report = (out / "report.html").read_text()
-    assert "zed.py: matches nobody on the roster" in report and "nobody-here" in report and "103/113" in report
+    assert "zed.py: matches nobody on the roster" in report and "nobody-here" in report and "103/113" in report and "<li>Okafor, Chi</li>" in report
     assert "adjusted_score" in (out / "grades.csv").read_text().splitlines()[0]
     assert json.loads((out / "gradescope" / "alee.py" / "results.json").read_text())["score"] == 103
     # Feedback: one per student, Markdown and HTML, with the score, failed tests, diagnosis and adjustment.

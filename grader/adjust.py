@@ -9,6 +9,8 @@ shards) never carry the adjustments of another run twice.
 from __future__ import annotations
 
 import math
+import os
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +52,9 @@ class Plan:
 def read_plan(path: Path) -> Plan:
     """The adjustments in `path`, checked: unknown keys, missing reasons and bad numbers are errors."""
     try:
+        # A FIFO or a device would block the read, or never end it.
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise AdjustError(f"the adjustments file {path} is not a regular file")
         with open(path, "rb") as f:
             data = f.read(ADJUST_LIMIT + 1)
     except OSError as exc:
@@ -155,14 +160,21 @@ def apply(results: list[dict], plan: Plan | None, identities: dict[int, list[str
     identities = identities or {}
     changes: dict[int, list[dict]] = {}
     unused = []
+    diagnosed: dict[str | None, list[int]] = {}
+    for i, r in enumerate(results):
+        diagnosed.setdefault(mistake_key(r.get("diagnosis")), []).append(i)
     for d in plan.diagnoses:
-        hit = [i for i, r in enumerate(results) if mistake_key(r.get("diagnosis")) == d.mistake]
+        hit = diagnosed.get(d.mistake, [])
         if not hit:
             unused.append(f"[diagnosis.{d.mistake}]: no submission has this diagnosis")
         for i in hit:
             changes.setdefault(i, []).append({"by": "diagnosis", "diagnosis": d.mistake, "change": d.change, "reason": d.comment})
+    named: dict[str, list[int]] = {}  # every name of every result, once: not one scan of the class per entry
+    for i, r in enumerate(results):
+        for name in _names(r, identities.get(i, [])):
+            named.setdefault(name, []).append(i)
     for s in plan.students:
-        hit = [i for i, r in enumerate(results) if _names(s.who, r, identities.get(i, []))]
+        hit = named.get(_fold(s.who), [])
         if not hit:
             unused.append(f"[[student]] who = {s.who!r}: matches no submission")
             continue
@@ -193,14 +205,17 @@ def apply(results: list[dict], plan: Plan | None, identities: dict[int, list[str
     return Outcome(len(changes), unused, clamped)
 
 
-def _names(who: str, result: dict, more: list[str]) -> bool:
-    """Whether `who` names this result: its submission (with or without .py), its identity, its roster row."""
-    wanted = " ".join(who.casefold().split())
+def _fold(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def _names(result: dict, more: list[str]) -> set[str]:
+    """What a `who` may name this result by: its submission (with or without .py), its identity, its roster row."""
     submission = str(result.get("submission", ""))
     stem = submission.rsplit(".", 1)[0] if submission.lower().endswith((".py", ".ipynb")) else submission
     student = result.get("student") or {}
     names = [submission, stem, stem.rsplit("/", 1)[-1], *(str(student.get(k) or "") for k in ("name", "lms_id", "login", "email")), *more]
-    return any(n and " ".join(n.casefold().split()) == wanted for n in names)
+    return {_fold(n) for n in names if n}
 
 
 def describe(entry: dict) -> str:

@@ -16,7 +16,7 @@ import zipfile
 from dataclasses import dataclass
 
 from grader.adjust import describe, final_score
-from grader.gradescope import to_gradescope
+from grader.gradescope import student_message
 from grader.roster import Student
 from grader.safe_text import for_terminal
 
@@ -51,8 +51,7 @@ def _md_block(text: str, indent: str = "  ") -> list[str]:
 
 def _failed(result: dict) -> list[tuple[str, str]]:
     """(name, message) of each test not passed, as a student may see them."""
-    shown = to_gradescope(result)["tests"]
-    return [(t["name"], t["output"]) for t, raw in zip(shown, result.get("tests", [])) if raw.get("status") != "pass"]
+    return [(f"{t['tier']}: {t['name']}", student_message(t)) for t in result.get("tests", []) if t.get("status") != "pass"]
 
 
 def _score_line(result: dict) -> tuple[str, str]:

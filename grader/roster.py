@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
+import stat
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,6 +68,9 @@ class Roster:
 def read_roster(path: Path) -> Roster:
     """The roster in `path`, its format detected from its header."""
     try:
+        # A FIFO or a device would block the read, or never end it.
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise RosterError(f"the roster {path} is not a regular file")
         with open(path, "rb") as f:
             data = f.read(ROSTER_LIMIT + 1)
     except OSError as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import tomllib
 
 import pytest
@@ -59,6 +60,12 @@ def test_the_documented_example_reads_back(tmp_path):
 def test_a_bad_adjustment_is_an_error_naming_its_entry(text, error):
     with pytest.raises(AdjustError, match=error):
         _plan(text)
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path):
+    os.mkfifo(tmp_path / "a.toml")
+    with pytest.raises(AdjustError, match="not a regular file"):
+        read_plan(tmp_path / "a.toml")
 
 
 def test_bad_toml_is_an_error_with_its_line(tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import shutil
 import subprocess
 import zipfile
@@ -77,6 +78,14 @@ def test_lone_surrogates_in_a_roster_never_reach_the_gradebook():
 def test_duplicate_student_ids_are_refused_naming_them():
     with pytest.raises(RosterError, match="more than once.*'7'"):
         parse_roster(b"Student,ID,SIS User ID,SIS Login ID\nAnn,7,,a\nBob,7,,b\n")
+
+
+def test_a_fifo_or_a_missing_file_is_refused_without_blocking(tmp_path):
+    os.mkfifo(tmp_path / "fifo.csv")
+    with pytest.raises(RosterError, match="not a regular file"):
+        read_roster(tmp_path / "fifo.csv")
+    with pytest.raises(RosterError, match="cannot read the roster .*No such file"):
+        read_roster(tmp_path / "none.csv")
 
 
 def test_a_nul_byte_says_it_is_not_csv():

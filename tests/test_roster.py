@@ -257,6 +257,7 @@ def test_grade_with_roster_and_adjust_writes_gradebook_missing_unmatched_feedbac
     report = (out / "report.html").read_text()
     assert "zed.py: matches nobody on the roster" in report and "nobody-here" in report and "103/113" in report and "<li>Okafor, Chi</li>" in report
     assert "adjusted_score" in (out / "grades.csv").read_text().splitlines()[0]
+    assert "Adjusted from 113 to 103" in (out / "report" / "alee.py.html").read_text()
     assert json.loads((out / "gradescope" / "alee.py" / "results.json").read_text())["score"] == 103
     # Feedback: one per student, Markdown and HTML, with the score, failed tests, diagnosis and adjustment.
     names = sorted(p.name for p in (out / "feedback").iterdir())

@@ -63,8 +63,9 @@ def load(args: argparse.Namespace) -> Passback:
         column = None
         if roster is not None and roster.kind == "canvas":
             column = gradebook.assignment_column(roster, args.assignment, ex.id, ex.title)
-        elif getattr(args, "assignment", None) and roster is None:
-            raise RosterError("--assignment needs --roster (a Canvas gradebook)")
+        elif getattr(args, "assignment", None):
+            raise RosterError("--assignment chooses a column of a Canvas gradebook: "
+                              + ("give one with --roster" if roster is None else f"this roster is {roster.kind}'s"))
         plan = adjust.read_plan(args.adjust) if getattr(args, "adjust", None) else None
     except (RosterError, AdjustError) as exc:
         raise UsageError(str(exc)) from None

@@ -98,7 +98,10 @@ def parse_roster(data: bytes, path: str = "roster") -> Roster:
         raise RosterError(f"the roster {path} is empty")
     header = [unicodedata.normalize("NFC", cell.strip()) for cell in rows[0]]
     body = [row + [""] * (len(header) - len(row)) for row in rows[1:] if any(cell.strip() for cell in row)]
-    if all(name in header for name in CANVAS_IDENTITY):
+    # Canvas leaves out the SIS columns for instructors who may not see them: Student and ID, and a
+    # Section or an assignment column, are enough.
+    if "Student" in header and "ID" in header and ("Section" in header or "SIS Login ID" in header
+                                                     or any(CANVAS_ASSIGNMENT.match(h) for h in header)):
         roster = _canvas(path, header, body)
     elif all(name in header for name in MOODLE_COLUMNS):
         roster = _moodle(path, header, body)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import json
@@ -12,7 +13,8 @@ import zipfile
 
 import pytest
 
-from grader import gradebook
+from grader import gradebook, passback
+from grader.discovery import UsageError
 from grader.roster import CELL_LIMIT, RosterError, match, parse_roster, read_roster
 from lms_results import ROSTERS, result
 
@@ -37,6 +39,11 @@ def test_moodle_worksheet_is_detected_with_participant_ids_and_maximum_grades():
     roster = read_roster(ROSTERS / "moodle.csv")  # starts with a BOM
     assert roster.kind == "moodle"
     assert [(s.lms_id, s.name, s.maximum) for s in roster.students][:2] == [("501", "Ann Lee", 100.0), ("502", "Bob Martinez", 10.0)]
+
+
+def test_a_canvas_export_without_sis_columns_is_still_canvas():
+    roster = parse_roster(b"Student,ID,Section,METEOR score (1002)\nLee,101,A,\n")
+    assert roster.kind == "canvas" and roster.students[0].lms_id == "101"
 
 
 def test_gradescope_export_is_a_plain_roster_keyed_by_sid():
@@ -101,6 +108,12 @@ def test_formulas_in_the_roster_are_neutralised_in_the_gradebook_and_numbers_kep
     assert not [c for c in cells if c[:1] in ("=", "+", "@") or (c[:1] == "-" and not c[1:].replace(".", "").isdigit())]
     assert table[2][0] == "'=cmd|' /C calc'!A0" and table[2][5] == "25"  # 56.5/113 of 50 points
     assert table[3][3] == "'-2+3" and table[1][5] == "50"
+
+
+def test_assignment_with_a_roster_that_is_not_canvas_is_a_usage_error():
+    args = argparse.Namespace(roster=ROSTERS / "moodle.csv", assignment="x", adjust=None, missing="zero")
+    with pytest.raises(UsageError, match="this roster is moodle's"):
+        passback.load(args)
 
 
 # ---------------------------------------------------------------- matching

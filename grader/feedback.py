@@ -13,7 +13,6 @@ import io
 import re
 import time
 import zipfile
-from dataclasses import dataclass
 
 from grader.adjust import describe, final_score
 from grader.gradescope import student_message
@@ -25,13 +24,6 @@ STYLE = ("body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem au
          "h1{font-size:1.5rem}.score{font-size:1.25rem;font-weight:700}li{margin:.4rem 0}"
          ".msg{white-space:pre-wrap;font-family:ui-monospace,monospace;font-size:.9rem}")
 FEEDBACK_FILE = "feedback.html"
-
-
-@dataclass
-class Feedback:
-    base: str  # file name without extension, unique in the folder
-    markdown: str
-    html: str
 
 
 def _line(text: object) -> str:

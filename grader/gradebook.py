@@ -14,8 +14,8 @@ import html
 import io
 import re
 
-from grader.adjust import final_score
-from grader.roster import CANVAS_ASSIGNMENT, CANVAS_NOT_ASSIGNMENTS, Match, Roster, RosterError, Student, _number
+from grader.adjust import describe, final_score
+from grader.roster import CANVAS_ASSIGNMENT, CANVAS_NOT_ASSIGNMENTS, Match, Roster, RosterError, parse_number
 from grader.safe_text import for_csv
 
 NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
@@ -87,7 +87,7 @@ def canvas(roster: Roster, results: list[dict], matched: Match, column: int, mis
     points = None
     for row in roster.rows:
         if row[roster.column("Student")].strip() == "Points Possible":
-            points = _number(row[column])
+            points = parse_number(row[column])
     out = [[_cell(h) for h in roster.header]]
     for i, row in enumerate(roster.rows):
         cells = [_cell(c) for c in row]
@@ -129,8 +129,6 @@ def _optional(roster: Roster, name: str) -> int | None:
 
 
 def plain(roster: Roster, results: list[dict], matched: Match, missing: str = "zero") -> str:
-    from grader.adjust import describe
-
     owners = _owners(results, matched)
     out = [list(PLAIN_COLUMNS)]
     for s in roster.students:
@@ -158,7 +156,3 @@ def unmatched_csv(results: list[dict], matched: Match) -> str:
         writer.writerow([for_csv(str(x or "")) for x in (r.get("submission"), r.get("path"), who.get("name"), who.get("lms_id"),
                                                           who.get("login"), who.get("email"), why)])
     return buffer.getvalue()
-
-
-def student_label(student: Student) -> str:
-    return student.name or student.lms_id

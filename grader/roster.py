@@ -154,7 +154,7 @@ def _moodle(path: str, header: list[str], body: list[list[str]]) -> Roster:
         if not found:
             continue
         students.append(Student(i, found.group(1), _cell(row, header, "Full name"), email=_cell(row, header, "Email address"),
-                                maximum=_number(_cell(row, header, "Maximum Grade"))))
+                                maximum=parse_number(_cell(row, header, "Maximum Grade"))))
     return Roster("moodle", path, header, body, students)
 
 
@@ -193,7 +193,8 @@ def _refuse_duplicates(roster: Roster) -> None:
                           "land on the wrong row; export the gradebook again")
 
 
-def _number(text: str) -> float | None:
+def parse_number(text: str) -> float | None:
+    """A number as a gradebook writes it ("100.00", "7,5"), or None."""
     try:
         value = float(text.replace(",", "."))
     except ValueError:

@@ -18,7 +18,8 @@ from grader.adjust import describe, final_score
 from grader.roster import CANVAS_ASSIGNMENT, CANVAS_NOT_ASSIGNMENTS, Match, Roster, RosterError, parse_number
 from grader.safe_text import for_csv
 
-NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
+# Kept as exported: a number, and Moodle's "-" for "never" (`Last modified (grade)`), which no spreadsheet runs.
+AS_EXPORTED = re.compile(r"^(-?\d+(\.\d+)?|-)$")
 FILES = {"canvas": "gradebook-canvas.csv", "moodle": "gradebook-moodle.csv", "plain": "gradebook.csv"}
 PLAIN_COLUMNS = ("lms_id", "name", "login", "email", "score", "max_score", "status", "late", "submission", "adjustments")
 NO_SUBMISSION = "No submission was received."
@@ -52,7 +53,7 @@ def assignment_column(roster: Roster, wanted: str | None, exercise_id: str, titl
 
 def _cell(text: str) -> str:
     """A cell copied from the roster: a number as it is, any other text never a formula."""
-    return text if NUMBER.match(text.strip()) else for_csv(text)
+    return text if AS_EXPORTED.match(text.strip()) else for_csv(text)
 
 
 def _points(value: float) -> str:

@@ -134,7 +134,7 @@ def write(out: Path, document: dict, passback: Passback, done: Done) -> None:
 
 def _comment(result: dict) -> str:
     """Moodle's Feedback comments cell: the score's story in a few lines."""
-    parts = []
+    parts = ["Submitted late."] if (result.get("student") or {}).get("late") else []
     if "adjusted_score" in result:
         parts.append(f"The tests gave {result.get('score', 0):g}; adjusted: " + "; ".join(adjust.describe(e) for e in result["adjustments"]))
     if result.get("diagnosis") and result["diagnosis"].get("text"):

@@ -78,7 +78,7 @@ def test_moodle_zip_has_one_folder_per_student_as_moodles_import_parses_it():
 
 
 def test_moodle_roster_run_writes_the_zip_and_the_worksheet(tmp_path):
-    document = {"exercise": "meteor", "submissions": [result("Ann Lee_501_assignsubmission_file_", 113)]}
+    document = {"exercise": "meteor", "submissions": [result("Ann Lee_501_assignsubmission_file_", 113, student={"late": True})]}
     pb = passback.Passback(roster=read_roster(ROSTERS / "moodle.csv"))
     done = passback.apply(document, pb)
     passback.write(tmp_path, document, pb, done)
@@ -87,6 +87,8 @@ def test_moodle_roster_run_writes_the_zip_and_the_worksheet(tmp_path):
         assert zf.namelist() == ["Ann Lee_501_assignsubmission_file_/feedback.html"]
     assert sorted(p.name for p in (tmp_path / "feedback").iterdir()) == ["501-Ann_Lee.html", "501-Ann_Lee.md"]
     assert any("cannot be changed" in w for w in done.warnings)
+    worksheet = (tmp_path / "gradebook-moodle.csv").read_text(encoding="utf-8-sig").splitlines()
+    assert worksheet[1].startswith("Participant 501,Ann Lee,") and worksheet[1].endswith(",100,100.00,Yes,\"Monday, 3 March 2025, 10:00 AM\",-,Submitted late.")
     lines = passback.summary(document, done)
     assert lines[0] == "roster (moodle): 1 matched, 3 without a submission, 0 submission(s) matching nobody"
 

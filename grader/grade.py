@@ -524,10 +524,10 @@ def _grade_and_write(args: argparse.Namespace, specs: list[Spec], mode: str) -> 
         "similar_note": note,
         "submissions": results,
     }
-    done = passback.apply(document, args.passback)
     # Writing takes a second or two: a Ctrl+C now would leave files from two different runs.
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
+        done = passback.apply(document, args.passback)
         passback.write(args.out, document, args.passback, done)
         write_outputs(args.out, document)
     finally:

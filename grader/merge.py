@@ -14,6 +14,7 @@ import json
 import sys
 from pathlib import Path
 
+from grader import passback
 from grader.outputs import write_outputs
 
 
@@ -70,7 +71,6 @@ def merge(parts: list[dict]) -> dict:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from grader import passback
     from grader.grade import _check_out, UsageError, _similar
 
     parts = []
@@ -103,7 +103,5 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("parts", nargs="+", metavar="OUT", help="the --out folder of one shard")
     parser.add_argument("--out", required=True, type=Path, help="directory for the merged output files")
-    from grader.passback import add_options
-
-    add_options(parser)
+    passback.add_options(parser)
     parser.set_defaults(func=cmd_merge)

@@ -58,6 +58,9 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 def load(args: argparse.Namespace) -> Passback:
     """The roster and adjustments named on the command line, checked; UsageError for either's problem."""
     ex = exercise.load()
+    if getattr(args, "roster", None) and getattr(args, "shard", None):
+        # A shard's gradebook would give every student of the other shards a 0.
+        raise UsageError("--roster with --shard: give --roster to `meteor-kit merge`, which sees the whole class")
     try:
         roster = read_roster(args.roster) if getattr(args, "roster", None) else None
         column = None

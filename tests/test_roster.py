@@ -109,6 +109,12 @@ def test_formulas_in_the_roster_are_neutralised_in_the_gradebook_and_numbers_kep
     assert table[3][3] == "'-2+3" and table[1][5] == "50"
 
 
+def test_a_roster_with_a_shard_is_a_usage_error():
+    args = argparse.Namespace(roster=ROSTERS / "canvas.csv", shard=(1, 3), assignment=None, adjust=None, missing="zero")
+    with pytest.raises(UsageError, match="give --roster to `meteor-kit merge`"):
+        passback.load(args)
+
+
 def test_assignment_with_a_roster_that_is_not_canvas_is_a_usage_error():
     args = argparse.Namespace(roster=ROSTERS / "moodle.csv", assignment="x", adjust=None, missing="zero")
     with pytest.raises(UsageError, match="this roster is moodle's"):

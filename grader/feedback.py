@@ -20,7 +20,8 @@ from grader.roster import Student
 from grader.safe_text import for_terminal
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'"
-STYLE = ("body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1a202c}"
+STYLE = ("body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1a202c;"
+         "overflow-wrap:anywhere}"
          "h1{font-size:1.5rem}.score{font-size:1.25rem;font-weight:700}li{margin:.4rem 0}"
          ".msg{white-space:pre-wrap;font-family:ui-monospace,monospace;font-size:.9rem}")
 FEEDBACK_FILE = "feedback.html"

@@ -13,6 +13,8 @@ from grader.class_report import render
 from grader.roster import Student, read_roster
 from lms_results import ROSTERS, one_test, result
 
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 HOSTILE = '<script>alert(1)</script> [x](javascript:alert(1)) ```'
 
 
@@ -105,3 +107,21 @@ def test_report_header_lists_unmatched_submissions_and_adjustments_escaped():
     assert f"{html.escape(HOSTILE)}: matches nobody on the roster" in page
     assert "1 submission(s) adjusted" in page and "[[student]] who = &#x27;ghost&#x27;: matches no submission" in page
     assert "99/113" in page and "(tests: 100)" in page
+
+
+def test_feedback_page_fits_a_phone_without_scrolling_sideways(tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    r = result("x", 50, mistake="no_clipping")
+    r["tests"][0]["name"] = "test_rule[repeated_candidate_words_are_clipped_" + "and_on" * 20 + "]"
+    r["tests"][0]["message"] = "x" * 400
+    _, page = feedback.render(r, Student(0, "7", "Ann" + "N" * 80), "METEOR score")
+    (tmp_path / "f.html").write_text(page)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        try:
+            tab = browser.new_page(viewport={"width": 320, "height": 800})
+            tab.goto((tmp_path / "f.html").as_uri())
+            assert tab.evaluate("document.documentElement.scrollWidth") == 320
+        finally:
+            browser.close()

@@ -97,3 +97,9 @@ def for_csv(text: str) -> str:
 def path_text(name: str) -> str:
     """A file name as text: bytes that are not UTF-8 written as `\\xff` (distinct names stay distinct)."""
     return os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
+def safe_name(name: str) -> str:
+    """A submission's name as one directory name (names come from student files)."""
+    cleaned = re.sub(r"[^\w.@+-]", "_", name).lstrip(".")
+    return cleaned[:120] or "_"

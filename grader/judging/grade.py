@@ -19,9 +19,8 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Callable
 
-from grader.core import exercise
-from grader.judging import resume
-from grader.core import runner
+from grader.core import exercise, runner
+from grader.judging import passback, resume
 from grader.judging.memo import Memo, Profile, Recorder, Trace, confirm, full_run
 from grader.judging.discovery import SOURCE_LIMIT, Prepared, Spec, UsageError, discover, prepare
 from grader.judging.shard import in_shard, parse_shard
@@ -412,6 +411,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                         "`meteor-kit merge` puts the parts' --out folders together")
     parser.add_argument("--fresh", action="store_true",
                         help="grade every submission again, even those unchanged since the last run into --out")
+    passback.add_options(parser)
     parser.set_defaults(func=cmd_grade)
 
 
@@ -467,6 +467,7 @@ def _similar(results: list[dict]) -> tuple[list[dict] | None, str]:
 def cmd_grade(args: argparse.Namespace) -> int:
     try:
         _check_out(args.out, args.submissions)
+        args.passback = passback.load(args)  # before grading: a typo in either file must not cost the run
         specs = discover(args.submissions)
         if args.shard:
             specs = [spec for spec in specs if in_shard(spec.name, args.shard)]
@@ -527,6 +528,8 @@ def _grade_and_write(args: argparse.Namespace, specs: list[Spec], mode: str) -> 
     # Writing takes a second or two: a Ctrl+C now would leave files from two different runs.
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
+        done = passback.apply(document, args.passback)
+        passback.write(args.out, document, args.passback, done)
         write_outputs(args.out, document)
     finally:
         signal.signal(signal.SIGINT, previous)
@@ -539,4 +542,6 @@ def _grade_and_write(args: argparse.Namespace, specs: list[Spec], mode: str) -> 
               f"{args.out}/ with the other {left} marked not_graded", file=sys.stderr)
         return 130
     print(summary(results, elapsed, args.out, similar, mode))
+    for line in passback.summary(document, done):
+        print(line)
     return 0

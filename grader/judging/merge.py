@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 
+from grader.judging import passback
 from grader.reports.files import write_outputs
 
 
@@ -64,13 +65,18 @@ def cmd_merge(args: argparse.Namespace) -> int:
             except (OSError, ValueError) as exc:
                 raise MergeError(f"cannot read {folder}/results.json: {exc}") from None
         _check_out(args.out, [])
+        extras = passback.load(args)
         document = merge(parts)
     except (MergeError, UsageError) as exc:
         print(f"meteor-kit merge: {exc}", file=sys.stderr)
         return 2
     document["similar"], document["similar_note"] = _similar(document["submissions"])
+    done = passback.apply(document, extras)
+    passback.write(args.out, document, extras, done)
     write_outputs(args.out, document)
     print(f"merged {len(parts)} part(s): {len(document['submissions'])} submission(s), written to {args.out}/")
+    for line in passback.summary(document, done):
+        print(line)
     return 0
 
 
@@ -81,4 +87,5 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("parts", nargs="+", metavar="OUT", help="the --out folder of one shard")
     parser.add_argument("--out", required=True, type=Path, help="directory for the merged output files")
+    passback.add_options(parser)
     parser.set_defaults(func=cmd_merge)

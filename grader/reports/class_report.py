@@ -29,6 +29,8 @@ from pygments.formatters import HtmlFormatter
 
 from grader.core import diagnosis as diagnosis_core
 from grader.core import exercise
+from grader.reports.adjust import final_score
+from grader.reports.feedback import adjustments_html, report_banner
 from grader.reports.tally import BINS, UNSCORED, all_passed, category, fraction, mistake_key, tally
 
 STATUS_MARK = {"pass": "✓", "fail": "✗", "error": "!", "timeout": "⏱", "not_run": "–"}
@@ -401,8 +403,9 @@ def _score_cell(sub: dict) -> str:
     if kind != "graded":
         return f'<div role="cell" class="score s-none">–<br><small>{_e(UNSCORED[kind])}</small></div>'
     share = fraction(sub)
-    return (f'<div role="cell" class="score {_band(share)}">{_points(sub.get("score", 0))}/{_points(sub.get("max_score", 0))}'
-            f'<br><small>{share:.0%}</small></div>')
+    was = f' (tests: {_points(sub.get("score", 0))})' if "adjusted_score" in sub else ""
+    return (f'<div role="cell" class="score {_band(share)}">{_points(final_score(sub))}/{_points(sub.get("max_score", 0))}'
+            f'<br><small>{share:.0%}{was}</small></div>')
 
 
 def render(results: dict) -> str:
@@ -422,6 +425,7 @@ def render(results: dict) -> str:
         f"<p>{_plural(counts.total, 'submission')}, {counts.graded} graded</p></div></header>",
         "<main>",
         _isolation_banner(results),
+        report_banner(results),
     ]
     if counts.categories["not_graded"]:
         out.append(f'<div class="banner note" id="interrupted">This run was interrupted: {_plural(counts.categories["not_graded"], "submission")} '
@@ -560,8 +564,8 @@ def student_page(sub: dict, title: str, similar: list[dict] | None = None) -> st
     out += [
         f'<header><div><p><a href="../report.html">← {_e(title)} — class report</a></p><h1>{_e(name)}</h1></div></header>',
         "<main>",
-        f'<section class="card submission" style="margin-top:-40px"><header><b>{_points(sub.get("score", 0))}/{_points(sub.get("max_score", 0))}</b>{_chip(sub)}</header>{message}'
-        f'{_diagnosis_html(sub.get("diagnosis"))}{twins}'
+        f'<section class="card submission" style="margin-top:-40px"><header><b>{_points(final_score(sub))}/{_points(sub.get("max_score", 0))}</b>{_chip(sub)}</header>{message}'
+        f'{adjustments_html(sub)}{_diagnosis_html(sub.get("diagnosis"))}{twins}'
         f'<div class="side"><div>{_code_html(sub.get("source"))}</div><div>{_tests_html(sub.get("tests", []))}</div></div></section>',
         "</main></body></html>",
     ]

@@ -6,24 +6,24 @@ import csv
 import io
 import json
 import os
-import re
 import shutil
 import tempfile
 from pathlib import Path
 
+from grader.reports.adjust import describe, final_score
 from grader.reports.gradescope import to_gradescope
-from grader.core.safe_text import clean, for_csv
+from grader.core.safe_text import clean, for_csv, safe_name
 
 CSV_COLUMNS = ("submission", "score", "max_score", "status", "passed", "tests")
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write a sibling temporary file, then rename it over `path` (rename is atomic)."""
+def write_atomic(path: Path, text: str | bytes) -> None:
+    """Write a sibling temporary file, then rename it over `path` (rename is atomic). Bytes are written as they are."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     os.fchmod(fd, 0o666 & ~_umask())  # mkstemp's 0600 would hide the results from other readers
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+        with (os.fdopen(fd, "wb") if isinstance(text, bytes) else os.fdopen(fd, "w", encoding="utf-8", newline="")) as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
@@ -43,16 +43,15 @@ def _umask() -> int:
 def grades_csv(results: list[dict]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
+    # Columns are only added: the adjusted score and its reasons when --adjust changed any.
+    adjusted = any("adjustments" in r for r in results)
+    writer.writerow(CSV_COLUMNS + (("adjusted_score", "adjustments") if adjusted else ()))
     for r in results:
-        writer.writerow([for_csv(r["submission"]), f"{r['score']:g}", f"{r['max_score']:g}", for_csv(r["status"]), r["passed"], len(r["tests"])])
+        row = [for_csv(r["submission"]), f"{r['score']:g}", f"{r['max_score']:g}", for_csv(r["status"]), r["passed"], len(r["tests"])]
+        if adjusted:
+            row += [f"{final_score(r):g}", for_csv(" | ".join(describe(e) for e in r.get("adjustments", [])))]
+        writer.writerow(row)
     return buffer.getvalue()
-
-
-def safe_name(name: str) -> str:
-    """A submission's name as one directory name (names come from student files)."""
-    cleaned = re.sub(r"[^\w.@+-]", "_", name).lstrip(".")
-    return cleaned[:120] or "_"
 
 
 def write_outputs(out: Path, document: dict) -> None:
@@ -83,7 +82,7 @@ def write_outputs(out: Path, document: dict) -> None:
             name += "_"
         used.add(name)
         (staging / name).mkdir()
-        (staging / name / "results.json").write_text(json.dumps(to_gradescope(r)), encoding="utf-8")
+        (staging / name / "results.json").write_text(json.dumps(_gradescope(r)), encoding="utf-8")
     target = out / "gradescope"
     if target.exists():
         old = Path(tempfile.mkdtemp(prefix=".gradescope-old.", dir=out))
@@ -97,6 +96,16 @@ def write_outputs(out: Path, document: dict) -> None:
         _write_report(out, document)  # no second process, or it failed: here, then
     # Last: results.json is what other tools wait for.
     write_atomic(out / "results.json", results_json(document))
+
+
+def _gradescope(result: dict) -> dict:
+    """Gradescope's result, with the adjusted score and its reasons where --adjust changed it."""
+    shown = to_gradescope(result)
+    if "adjusted_score" in result:
+        shown["score"] = final_score(result)
+        lines = "\n".join(f"- {describe(e)}" for e in result["adjustments"])
+        shown["output"] = clean(f"{shown['output']}\n\nThe tests gave {result['score']:g}; adjusted:\n{lines}")
+    return shown
 
 
 def results_json(document: dict) -> str:

@@ -40,12 +40,7 @@ def to_gradescope(result: dict) -> dict:
     tests = []
     for number, test in enumerate(result["tests"], start=1):
         tier = test["tier"]
-        if test["message"].startswith(INTERNAL_FAILURES):
-            message = GRADER_FAILED
-        elif tier in SHOWS_PRINTED or tier == "properties":
-            message = test["message"]  # inputs students see anyway (properties: the shrunk counterexample)
-        else:
-            message = _secret_safe(test)
+        message = student_message(test)
         lines = [message] if message else []
         if test["output"] and tier in SHOWS_PRINTED:
             lines.append("printed:\n" + test["output"])
@@ -66,6 +61,15 @@ def to_gradescope(result: dict) -> dict:
         "stdout_visibility": "hidden",
         "tests": tests,
     }
+
+
+def student_message(test: dict) -> str:
+    """A test's message as a student may read it (the feedback files show the same)."""
+    if test["message"].startswith(INTERNAL_FAILURES):
+        return GRADER_FAILED
+    if test["tier"] in SHOWS_PRINTED or test["tier"] == "properties":
+        return test["message"]  # inputs students see anyway (properties: the shrunk counterexample)
+    return _secret_safe(test)
 
 
 def _summary(result: dict) -> str:

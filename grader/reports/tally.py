@@ -27,7 +27,8 @@ def category(result: dict) -> str:
 
 def fraction(result: dict) -> float:
     top = result.get("max_score") or 0
-    return (result.get("score") or 0) / top if top else 0.0
+    score = result.get("adjusted_score", result.get("score") or 0)  # an instructor's adjustment counts
+    return score / top if top else 0.0
 
 
 def score_bin(result: dict) -> int:

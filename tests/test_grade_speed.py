@@ -1,6 +1,6 @@
 """What makes class grading fast, checked by what it does (counts, statuses), never by timing.
 
-The figures themselves are in bench/bench_grade.py and the README.
+The figures themselves are in bench/bench_grade.py and docs/performance.md.
 """
 
 from __future__ import annotations

@@ -15,6 +15,8 @@ from grader.gradescope import to_gradescope
 from grader.safe_text import clean, for_csv
 
 CSV_COLUMNS = ("submission", "score", "max_score", "status", "passed", "tests")
+# Who each row is, after the columns above so that readers of the old ones still work (grader/lms.py).
+IDENTITY_COLUMNS = ("name", "lms_id", "login", "email", "late", "submitted_at", "layout", "path", "note")
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -43,10 +45,20 @@ def _umask() -> int:
 def grades_csv(results: list[dict]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
+    writer.writerow(CSV_COLUMNS + IDENTITY_COLUMNS)
     for r in results:
-        writer.writerow([for_csv(r["submission"]), f"{r['score']:g}", f"{r['max_score']:g}", for_csv(r["status"]), r["passed"], len(r["tests"])])
+        writer.writerow([for_csv(r["submission"]), f"{r['score']:g}", f"{r['max_score']:g}", for_csv(r["status"]), r["passed"], len(r["tests"])]
+                        + _identity_cells(r))
     return buffer.getvalue()
+
+
+def _identity_cells(result: dict) -> list[str]:
+    student = result.get("student") or {}
+    cells = []
+    for column in IDENTITY_COLUMNS[:-1]:
+        value = student.get(column)
+        cells.append("" if value is None else ("true" if value is True else "false" if value is False else for_csv(str(value))))
+    return cells + [for_csv(str(result.get("note") or ""))]
 
 
 def safe_name(name: str) -> str:

@@ -264,7 +264,7 @@ def gradescope_students(top: list[Entry], below: Callable[[tuple[str, ...]], lis
                             submitted_at=_timestamp(record.get("created_at")), layout="gradescope", path=leaf)
         found = Student(identity, base=entry.parts)
         if not submitters:
-            found.note = f"{leaf} has no submitters in {METADATA}" if metadata is not None else f"there is no {METADATA}"
+            found.note = f"no submitters for {leaf}: {METADATA} is missing, unreadable or does not list it"
         _take(found, below(entry.parts))
         students.append(found)
     return students, others

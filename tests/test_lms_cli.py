@@ -115,3 +115,26 @@ def test_from_folder_grades_a_download_as_a_plain_folder(meteor_kit, tmp_path):
     results, _ = grade(meteor_kit, LMS / "moodle" / "basic" / "download", tmp_path / "out", "--from", "folder")
     assert "Bob Martinez_123456_assignsubmission_file_/meteor.py" in results
     assert results["Bob Martinez_123456_assignsubmission_file_/meteor.py"]["student"]["layout"] == "folder"
+
+
+def test_ctrl_c_removes_the_unpacked_zip(meteor_kit, tmp_path):
+    import os
+    import signal
+    import time
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    scratch.chmod(0o777)  # the jail's own temporary files may land here too
+    archive = zipped(LMS / "moodle" / "basic" / "download", tmp_path / "moodle.zip")
+    process = subprocess.Popen([str(meteor_kit), "grade", str(archive), "--out", str(tmp_path / "out"), "--jobs", "1"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(scratch)})
+    deadline = time.monotonic() + 60
+    while not list(scratch.glob("meteor-download-*/*_assignsubmission_file_")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert list(scratch.glob("meteor-download-*/*_assignsubmission_file_"))  # unpacked there, while it runs
+    time.sleep(1.0)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode in (130, 0), stderr
+    assert "Traceback" not in stderr
+    assert not list(scratch.glob("meteor-download-*"))

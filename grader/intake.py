@@ -194,12 +194,11 @@ def _students(listing: Listing, base: tuple[str, ...], layout: str, tell: Callab
             students.append(student)
     names = lms.display_names(students)
     order = sorted(range(len(students)), key=lambda i: (names[i].casefold(), names[i]))
-    specs = [_spec_of(listing, students[i], names[i], base, function, glob) for i in order]
+    specs = [_spec_of(listing, students[i], names[i], function, glob) for i in order]
     return specs
 
 
-def _spec_of(listing: Listing, student: lms.Student, name: str, base: tuple[str, ...], function: str,
-             glob: str | None) -> Spec:
+def _spec_of(listing: Listing, student: lms.Student, name: str, function: str, glob: str | None) -> Spec:
     """One student's submission: the file picked, the helpers beside it, or the reason there is none."""
     shown = lambda parts: "/".join(path_text(p) for p in parts)  # noqa: E731
     identity = student.identity

@@ -138,3 +138,23 @@ def test_ctrl_c_removes_the_unpacked_zip(meteor_kit, tmp_path):
     assert process.returncode in (130, 0), stderr
     assert "Traceback" not in stderr
     assert not list(scratch.glob("meteor-download-*"))
+
+
+def test_running_again_on_the_zip_keeps_every_result_and_who_it_is(meteor_kit, tmp_path, runs):
+    download = LMS / "canvas" / "basic" / "download"
+    first, _ = runs["canvas", "zip"]
+    out = tmp_path / "out"
+    shutil.copytree(Path(runs["canvas", "zip"][1].args[4]), out)
+    again, run = grade(meteor_kit, zipped(download, tmp_path / "again.zip"), out)
+    assert f"{len(first)} submission(s) unchanged since the last run" in run.stderr
+    assert all(r["reused"] for r in again.values())
+    assert {n: (r["student"], r["note"], r["score"]) for n, r in again.items()} == \
+        {n: (r["student"], r["note"], r["score"]) for n, r in first.items()}
+    # A changed helper module changes what the submission does: it is graded again.
+    changed = tmp_path / "changed"
+    shutil.copytree(download, changed)
+    helper = changed / "chenwei_22222_600002_tokens.py"
+    helper.write_text(helper.read_text().replace("text.lower().split()", "text.split()"))
+    third, run = grade(meteor_kit, changed, out)
+    assert [n for n, r in third.items() if not r["reused"]] == ["chenwei"]
+    assert third["chenwei"]["score"] < third["chenwei"]["max_score"]

@@ -79,8 +79,12 @@ def unpack(path: str, root: str) -> Unpacked:
             members = archive.infolist()
             plan, skipped = _plan(members)
             result = Unpacked(root, skipped)
-            for info, parts in plan:
-                _write_member(archive, info, root, parts)
+            folders = _Folders(root)
+            try:
+                for info, parts in plan:
+                    _write_member(archive, info, folders, parts)
+            finally:
+                folders.close()
             return result
     except ArchiveError:
         raise
@@ -168,32 +172,64 @@ def _shown(name: str) -> str:
     return repr(text[:200] + ("..." if len(text) > 200 else ""))
 
 
-def _write_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, root: str, parts: tuple[str, ...]) -> None:
-    """One member written below `root`, its folders made one at a time, never through a link."""
-    is_dir = parts[-1] == ""
-    folders = parts[:-1]
-    fds = [os.open(root, _DIR_FLAGS)]
-    try:
-        for part in folders:
-            try:
-                os.mkdir(part, 0o700, dir_fd=fds[-1])
-            except FileExistsError:
-                pass
-            fds.append(os.open(part, _DIR_FLAGS, dir_fd=fds[-1]))
-        if is_dir:
-            return
-        fd = os.open(parts[-1], _NEW_FILE, 0o600, dir_fd=fds[-1])
-        written = 0
-        with os.fdopen(fd, "wb") as out, archive.open(info) as member:
-            while True:
-                chunk = member.read(CHUNK)
-                if not chunk:
-                    break
-                written += len(chunk)
-                # zipfile stops at the declared size; counted anyway, as the caps were checked on it.
-                if written > info.file_size or written > MAX_MEMBER:
-                    raise ArchiveError(f"member {_shown(info.filename)} holds more than it declares (a zip bomb?)")
-                out.write(chunk)
-    finally:
-        for fd in fds:
+class _Folders:
+    """The folders members are written into, made once and opened one component at a time, never through a link.
+
+    The folder of the last member stays open: an LMS zip lists a student's files together, so
+    most members need no folder opened at all (opening and making folders was most of the time).
+    """
+
+    def __init__(self, root: str):
+        self.root = os.open(root, _DIR_FLAGS)
+        self.made: set[tuple[str, ...]] = set()
+        self.last: tuple[tuple[str, ...], int] | None = None
+
+    def open(self, folders: tuple[str, ...]) -> int:
+        if self.last is not None and self.last[0] == folders:
+            return self.last[1]
+        self._forget()
+        fd = os.dup(self.root)
+        try:
+            for depth, part in enumerate(folders, 1):
+                if folders[:depth] not in self.made:
+                    try:
+                        os.mkdir(part, 0o700, dir_fd=fd)
+                    except FileExistsError:
+                        pass
+                    self.made.add(folders[:depth])
+                inner = os.open(part, _DIR_FLAGS, dir_fd=fd)
+                os.close(fd)
+                fd = inner
+        except BaseException:
             os.close(fd)
+            raise
+        self.last = (folders, fd)
+        return fd
+
+    def _forget(self) -> None:
+        if self.last is not None:
+            os.close(self.last[1])
+            self.last = None
+
+    def close(self) -> None:
+        self._forget()
+        os.close(self.root)
+
+
+def _write_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, folders: _Folders, parts: tuple[str, ...]) -> None:
+    """One member written below the unpacking folder (a folder member: only made)."""
+    parent = folders.open(parts[:-1])
+    if parts[-1] == "":
+        return
+    fd = os.open(parts[-1], _NEW_FILE, 0o600, dir_fd=parent)
+    written = 0
+    with os.fdopen(fd, "wb") as out, archive.open(info) as member:
+        while True:
+            chunk = member.read(CHUNK)
+            if not chunk:
+                break
+            written += len(chunk)
+            # zipfile stops at the declared size; counted anyway, as the caps were checked on it.
+            if written > info.file_size or written > MAX_MEMBER:
+                raise ArchiveError(f"member {_shown(info.filename)} holds more than it declares (a zip bomb?)")
+            out.write(chunk)

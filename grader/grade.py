@@ -486,6 +486,11 @@ def _similar(results: list[dict]) -> tuple[list[dict] | None, str]:
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
+    fake = next((text for text in args.submissions if text.lower().endswith(".zip") and os.path.isfile(text) and not is_zip(text)), None)
+    if fake is not None:
+        print(for_terminal(f"meteor-kit grade: {fake} is not a zip archive (it does not start as one); download it again",
+                           one_line=True), file=sys.stderr)
+        return 2
     zips = [text for text in args.submissions if is_zip(text)]
     if len(zips) > 1 or zips and len(args.submissions) > 1:
         print("meteor-kit grade: give a zip alone on the command line (one download at a time)", file=sys.stderr)

@@ -211,3 +211,10 @@ def test_zip_member_bytes_are_written_exactly(tmp_path):
     assert zipfile.ZipFile(buffer).testzip() is None
     with unpacked(str(z)) as download:
         assert files_under(download.root) == {"x/y/z.bin": payload}
+
+
+def test_a_file_named_zip_that_is_not_one_is_a_one_line_error(tmp_path, meteor_kit):
+    (tmp_path / "submissions.zip").write_text("<html>session expired</html>\n")
+    result = subprocess.run([str(meteor_kit), "grade", str(tmp_path / "submissions.zip"), "--out", str(tmp_path / "out")],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "is not a zip archive" in result.stderr

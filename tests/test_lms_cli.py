@@ -158,3 +158,32 @@ def test_running_again_on_the_zip_keeps_every_result_and_who_it_is(meteor_kit, t
     third, run = grade(meteor_kit, changed, out)
     assert [n for n, r in third.items() if not r["reused"]] == ["chenwei"]
     assert third["chenwei"]["score"] < third["chenwei"]["max_score"]
+
+
+def test_a_hostile_download_is_graded_with_every_odd_member_a_row_and_every_name_escaped(meteor_kit, tmp_path):
+    import stat
+
+    from tests.lms.make_fixtures import CORRECT, TOKENS, USES_TOKENS
+
+    link = zipfile.ZipInfo("Link Ln_73_assignsubmission_file_/meteor.py")
+    link.external_attr = (stat.S_IFLNK | 0o777) << 16
+    archive = tmp_path / "hostile.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("Eve <img src=x onerror=alert(1)>_70_assignsubmission_file_/meteor.py", CORRECT)
+        z.writestr("Mal\x1b[2J_71_assignsubmission_file_/meteor.py", CORRECT)
+        z.writestr("Os Shadow_72_assignsubmission_file_/meteor.py", "import os\n" + USES_TOKENS)
+        z.writestr("Os Shadow_72_assignsubmission_file_/tokens.py", TOKENS)
+        z.writestr("Os Shadow_72_assignsubmission_file_/os.py", "raise SystemExit('shadowed')\n")
+        z.writestr(link, "/etc/shadow")
+    results, run = grade(meteor_kit, archive, tmp_path / "out")
+    eve = results["Eve <img src=x onerror=alert(1)>"]
+    assert eve["score"] == eve["max_score"] and eve["student"]["lms_id"] == "70"
+    shadow = results["Os Shadow"]
+    assert shadow["score"] == shadow["max_score"] and "os.py cannot be imported" in shadow["note"]
+    skipped = {n: r for n, r in results.items() if r["status"] == "error"}
+    assert len(skipped) == 2
+    assert any("control characters" in r["message"] for r in skipped.values())
+    assert any("symbolic link" in r["message"] for r in skipped.values())
+    report = (tmp_path / "out" / "report.html").read_text()
+    assert "<img src=x" not in report and "&lt;img src=x onerror=alert(1)&gt;" in report
+    assert "\x1b" not in run.stdout + run.stderr

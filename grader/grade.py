@@ -497,12 +497,20 @@ def cmd_grade(args: argparse.Namespace) -> int:
         return 2
     if not zips:
         return _cmd_grade(args, {})
+    # A scheduler's SIGTERM (a time limit) ends the run as Ctrl+C does, so the unpacked zip is removed too.
+    previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         with unpacked(zips[0]) as download:
             return _cmd_grade(args, {zips[0]: (download.root, download.skipped)})
     except ArchiveError as exc:
         print(for_terminal(f"meteor-kit grade: {zips[0]}: {exc}", one_line=True), file=sys.stderr)
         return 2
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _terminated(*_: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _cmd_grade(args: argparse.Namespace, downloads: dict[str, tuple[str, list]]) -> int:

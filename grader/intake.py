@@ -143,15 +143,19 @@ def download(root: str, layout: str | None, tell: Callable[[str], None], functio
         tell(f"meteor-kit grade: read as a {found.layout} download ({found.why}); --from chooses another layout")
     if chosen == "folder":
         start = os.path.join(root, *base) if base else (plain or root)
-        specs = discover([start]) if plain is not None or base else _discover_unpacked(root)
+        specs = discover([start]) if plain is not None or base else _discover_unpacked(root, listing)
         return [_plain_identity(s) for s in specs]
     return _students(listing, base, chosen, tell, function, glob)
 
 
-def _discover_unpacked(root: str) -> list[Spec]:
+def _discover_unpacked(root: str, listing: Listing) -> list[Spec]:
     try:
         return discover([root])
     except UsageError:
+        inner = [e.parts[-1] for e in listing.top() if e.kind == "file" and e.parts[-1].lower().endswith(".zip")]
+        if inner:  # a zip of a zip: not opened, but said
+            raise UsageError(f"the zip holds no .py or .ipynb file, only another zip ({path_text(inner[0])}); "
+                             "unzip that one and grade it") from None
         raise UsageError("no .py or .ipynb submission in the zip") from None
 
 

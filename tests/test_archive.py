@@ -218,3 +218,11 @@ def test_a_file_named_zip_that_is_not_one_is_a_one_line_error(tmp_path, meteor_k
     result = subprocess.run([str(meteor_kit), "grade", str(tmp_path / "submissions.zip"), "--out", str(tmp_path / "out")],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and "is not a zip archive" in result.stderr
+
+
+def test_a_zip_holding_only_another_zip_says_so_and_is_not_opened(tmp_path, meteor_kit):
+    inner = make_zip(tmp_path / "inner.zip", [("a.py", b"x = 1\n")])
+    outer = make_zip(tmp_path / "outer.zip", [("submissions.zip", inner.read_bytes())])
+    result = subprocess.run([str(meteor_kit), "grade", str(outer), "--out", str(tmp_path / "out")],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "only another zip (submissions.zip)" in result.stderr

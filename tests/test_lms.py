@@ -332,3 +332,24 @@ def test_hostile_names_in_a_download_stay_text(tmp_path):
     specs, _ = specs_of(tmp_path)
     assert specs["Eve\x1b[2J"].student["name"] == "Eve\x1b[2J"  # kept as data; every view escapes it
     assert "symbolic link" in specs["Bo"].problem and specs["Bo"].path is None
+
+
+def test_the_exercise_can_name_the_file_graded_with_a_glob(kit_root):
+    import tomllib
+
+    from grader import exercise
+
+    data = tomllib.loads((kit_root / "problem" / "exercise.toml").read_text())
+    assert exercise.parse(data).submission_file is None
+    assert exercise.parse({**data, "submission": {"file": "meteor*.py"}}).submission_file == "meteor*.py"
+
+
+def test_the_exercise_glob_picks_the_file_in_a_download(tmp_path):
+    folder = tmp_path / "Ann Lee_12_assignsubmission_file_"
+    folder.mkdir()
+    for name in ("draft.py", "meteor_final.py"):
+        (folder / name).write_text("def meteor_score(r, c, alpha=0.9, beta=3, gamma=0.5):\n    return 0.0\n")
+    specs, _ = specs_of(tmp_path)
+    assert specs["Ann Lee"].where.endswith("draft.py") and "2 files define" in specs["Ann Lee"].note
+    specs, _ = specs_of(tmp_path, glob="meteor*.py")
+    assert specs["Ann Lee"].where.endswith("meteor_final.py") and specs["Ann Lee"].note == ""

@@ -4,8 +4,8 @@
 
 A made-up Canvas download (each student: a solution, a helper, a test file and an older upload)
 and a Moodle one (a folder each, the same files) are zipped; each round times, in this process:
-unpacking the zip (grader/archive.py), recognising the layout and picking each student's file
-(grader/intake.py, which parses candidates with ast), and for comparison `discover` on a plain
+unpacking the zip (grader/judging/archive.py), recognising the layout and picking each student's file
+(grader/judging/intake.py, which parses candidates with ast), and for comparison `discover` on a plain
 folder of one file per student, as the kit did before. Medians of the rounds; the figures
 are compared as ratios within one run (the machine is shared). Writes bench/out/bench_lms.json.
 """
@@ -26,9 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.archive import unpack, unpacked  # noqa: E402
-from grader.discovery import discover  # noqa: E402
-from grader.intake import discover_all  # noqa: E402
+from grader.judging.archive import unpack, unpacked  # noqa: E402
+from grader.judging.discovery import discover  # noqa: E402
+from grader.judging.intake import discover_all  # noqa: E402
 
 SOLUTION = (ROOT / "tests" / "catalogue" / "correct" / "functional.py").read_text()
 HELPER = "def tokenize(text):\n    return text.lower().split()\n"

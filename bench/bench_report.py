@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.outputs import write_outputs  # noqa: E402
+from grader.reports.files import write_outputs  # noqa: E402
 from tests.big_class import big_class  # noqa: E402
 
 CHROMIUM_ARGS = [

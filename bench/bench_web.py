@@ -22,7 +22,8 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from grader import serve, web_build  # noqa: E402
+from grader.cli import serve
+from grader.cli import web_build  # noqa: E402
 
 FLAGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",

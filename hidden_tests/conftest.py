@@ -7,9 +7,9 @@ import sys
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 
-from grader import exercise
-from grader.runner import PROVIDER_KEY, SubmissionProvider
-from grader.submission import SubmissionError
+from grader.core import exercise
+from grader.core.runner import PROVIDER_KEY, SubmissionProvider
+from grader.core.submission import SubmissionError
 
 EXERCISE = exercise.load()
 # Set when this conftest made the provider (`pytest hidden_tests --submission`): the page and
@@ -89,7 +89,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _require_isolation(config: pytest.Config) -> None:
     """Refuse (exit 2) where submissions could not be isolated, as `meteor-kit check` does."""
-    from grader.sandbox import ISOLATION_NOTES, isolation, refusal  # not available (nor needed) in the browser
+    from grader.sandbox.host import ISOLATION_NOTES, isolation, refusal  # not available (nor needed) in the browser
 
     mode = isolation()
     if mode == "none" and not config.getoption("--no-sandbox"):
@@ -103,11 +103,14 @@ def _tiers(config: pytest.Config) -> list[str]:
 
 
 def _sandboxed(config: pytest.Config):
-    from grader.sandbox import SandboxedSubmission  # not available (nor needed) in the browser
+    # Not available (nor needed) in the browser.
+    from grader.judging.discovery import read_source
+    from grader.sandbox.host import SandboxedSubmission
 
     _require_isolation(config)
     path = config.getoption("--submission") or DEFAULT_SUBMISSION
-    submission = SandboxedSubmission(path, EXERCISE.function, EXERCISE.call_timeout, budget=config.getoption("--budget"))
+    submission = SandboxedSubmission(path, EXERCISE.function, EXERCISE.call_timeout, source=read_source(path),
+                                     budget=config.getoption("--budget"))
     config.add_cleanup(submission.close)
     return submission
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from grader.checks import expect_score, expected_text
-from grader.submission import SubmissionError
+from grader.core.checks import expect_score, expected_text
+from grader.core.submission import SubmissionError
 
 pytestmark = pytest.mark.tier("examples")
 

@@ -7,8 +7,8 @@ from typing import NamedTuple
 
 import pytest
 
-from grader.checks import WrongAnswer, expect_score, expected_text
-from grader.submission import SubmissionError
+from grader.core.checks import WrongAnswer, expect_score, expected_text
+from grader.core.submission import SubmissionError
 
 pytestmark = pytest.mark.tier("hidden")
 

@@ -15,9 +15,9 @@ import random
 
 import pytest
 
-from grader import exercise
-from grader.checks import WrongAnswer, expect_score, expect_valid_score, expected_text
-from grader.submission import SubmissionError
+from grader.core import exercise
+from grader.core.checks import WrongAnswer, expect_score, expect_valid_score, expected_text
+from grader.core.submission import SubmissionError
 
 pytestmark = pytest.mark.tier("private")
 
@@ -110,7 +110,7 @@ def test_agrees_with_the_reference_on_raw_text(submission):
 
 # ---------------------------------------------------------------- twins
 #
-# The scoring policy (grader/scoring.py, docs/scoring.md) pays a visible test only when its
+# The scoring policy (grader/core/scoring.py, docs/scoring.md) pays a visible test only when its
 # twin passes too: the same rule, checked here on inputs no student can see. A file that
 # hard-codes the visible tests' answers fails the twins, so its answers earn nothing.
 # A twin's input shares no call with the visible tests (tests/test_scoring.py checks it), and

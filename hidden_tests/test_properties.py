@@ -8,7 +8,7 @@ import pytest
 from hypothesis import assume, given, note
 from hypothesis import strategies as st
 
-from grader.checks import WrongAnswer, expect_score, expect_valid_score
+from grader.core.checks import WrongAnswer, expect_score, expect_valid_score
 
 pytestmark = pytest.mark.tier("properties")
 

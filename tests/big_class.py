@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from grader.partial_run import catalogue
+from grader.judging.partial_run import catalogue
 
 CATALOGUE = Path(__file__).parent / "catalogue"
 FIRST = ["Ada", "Bo", "Cy", "Dana", "Émile", "Farah", "Gus", "Hana", "Ivo", "Jun", "Kofi", "Lea", "Mateo", "Nia", "Oskar", "Priya"]

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from grader import archive
-from grader.archive import ArchiveError, is_zip, unpack, unpacked
+from grader.judging import archive
+from grader.judging.archive import ArchiveError, is_zip, unpack, unpacked
 
 
 def make_zip(path: Path, members: list[tuple[str | zipfile.ZipInfo, bytes]], compression=zipfile.ZIP_DEFLATED) -> Path:

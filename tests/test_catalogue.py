@@ -19,10 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from grader import exercise
-from grader.gradescope import to_gradescope
-from grader.runner import Report, run
-from grader.sandbox import SandboxedSubmission
+from grader.core import exercise
+from grader.reports.gradescope import to_gradescope
+from grader.core.runner import Report, run
+from grader.judging.discovery import read_source
+from grader.sandbox.host import SandboxedSubmission
 
 CATALOGUE = Path(__file__).resolve().parent / "catalogue"
 KIT_ROOT = CATALOGUE.parent.parent
@@ -45,7 +46,7 @@ REQUIRED_MISTAKES = {
 
 
 def grade(path: Path, tiers: tuple[str, ...]) -> Report:
-    return run(lambda: SandboxedSubmission(path, EXERCISE.function, EXERCISE.call_timeout), path.name, tiers=tiers)
+    return run(lambda: SandboxedSubmission(path, EXERCISE.function, EXERCISE.call_timeout, source=read_source(path)), path.name, tiers=tiers)
 
 
 def header(path: Path) -> tuple[str | None, str | None]:

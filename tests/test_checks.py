@@ -1,4 +1,4 @@
-"""grader/checks.py judges a returned value; cheating values never pass, in-process or through the sandbox."""
+"""grader/core/checks.py judges a returned value; cheating values never pass, in-process or through the sandbox."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from conftest import KIT_ROOT, load_module
-from grader.checks import Opaque, WrongAnswer, correct_roundings, expect_score, expect_valid_score, to_real
-from grader.runner import run
-from grader.submission import LocalSubmission
+from grader.core.checks import Opaque, WrongAnswer, correct_roundings, expect_score, expect_valid_score, to_real
+from grader.core.runner import run
+from grader.core.submission import LocalSubmission
 
 # The constants and the hard-coder pass tests on purpose: the grading policy is what makes them
 # earn nothing (tests/test_catalogue.py). Every other cheat must not pass a single test.

@@ -11,9 +11,10 @@ import pytest
 
 from pathlib import Path
 
-from grader import class_report, diagnose
-from grader.progress import summary
-from grader.tally import UNSCORED
+from grader.reports import class_report
+from grader.judging import diagnose
+from grader.reports.progress import summary
+from grader.reports.tally import UNSCORED
 from tests.big_class import big_class
 from tests.conftest import KIT_ROOT, load_module
 

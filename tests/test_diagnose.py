@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from grader import diagnose, diagnosis_core
-from grader.misconceptions import BY_ID, MODELS, SAME_SCORES_AS, find
-from grader.submission import SubmissionError, load_local
+from grader.judging import diagnose
+from grader.core import diagnosis as diagnosis_core
+from grader.judging.misconceptions import BY_ID, MODELS, SAME_SCORES_AS, find
+from grader.core.submission import SubmissionError, load_local
 from tests.conftest import KIT_ROOT, load_module
 
 CATALOGUE = KIT_ROOT / "tests" / "catalogue"
@@ -146,7 +147,7 @@ def test_the_browser_side_needs_only_the_table(tmp_path):
     table.write_text(json.dumps(diagnose.browser_table()))
     script = f"""
 import importlib.util, json, sys
-spec = importlib.util.spec_from_file_location("diagnosis_core", {str(KIT_ROOT / "grader" / "diagnosis_core.py")!r})
+spec = importlib.util.spec_from_file_location("diagnosis_core", {str(KIT_ROOT / "grader" / "core" / "diagnosis.py")!r})
 core = importlib.util.module_from_spec(spec); spec.loader.exec_module(core)
 table = json.load(open({str(table)!r}))
 
@@ -312,7 +313,8 @@ def test_a_diagnosis_cut_short_by_timeouts_names_nothing():
 
 
 def test_the_table_is_kept_on_disk_and_a_damaged_copy_is_rebuilt(tmp_path, monkeypatch):
-    from grader import diagnose, exercise
+    from grader.judging import diagnose
+    from grader.core import exercise
 
     fresh = diagnose._build_table()
     for name in diagnose.TABLE_SOURCES:
@@ -328,7 +330,7 @@ def test_the_table_is_kept_on_disk_and_a_damaged_copy_is_rebuilt(tmp_path, monke
         diagnose._table.cache_clear()
         assert diagnose._table() == fresh and json.loads(kept.read_text()) == fresh
         # Another model (any change to a source) is another table, under another name.
-        (tmp_path / "grader" / "misconceptions.py").write_text((tmp_path / "grader" / "misconceptions.py").read_text() + "\n# changed\n")
+        (tmp_path / "grader" / "judging" / "misconceptions.py").write_text((tmp_path / "grader" / "judging" / "misconceptions.py").read_text() + "\n# changed\n")
         diagnose._table.cache_clear()
         diagnose._table()
         assert len(list((tmp_path / "build" / "cache").glob("diagnosis-table-*.json"))) == 2

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from grader import discovery
-from grader.discovery import MAX_BYTES, ReadError, Spec, UsageError, decode_python, discover, prepare
-from grader.notebook import NotebookError, extract
-from grader.sandbox import read_source
-from grader.submission import LoadError
+from grader.judging import discovery
+from grader.judging.discovery import MAX_BYTES, ReadError, Spec, UsageError, decode_python, discover, prepare
+from grader.core.notebook import NotebookError, extract
+from grader.judging.discovery import read_source
+from grader.core.submission import LoadError
 
 CORRECT = "def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n    return 0.5\n"
 

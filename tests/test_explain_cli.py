@@ -6,7 +6,8 @@ import subprocess
 
 import pytest
 
-from grader import cli, explain_cli
+from grader.cli import main as cli
+from grader.cli import explain as explain_cli
 
 WORKED = ("Rain falls gently from the sky", "Gentle rain drops from the sky")
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.grade import discover, UsageError
-from grader.notebook import extract
+from grader.judging.grade import discover, UsageError
+from grader.core.notebook import extract
 
 CATALOGUE = Path(__file__).parent / "catalogue"
 

@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from grader import diagnose
-from grader.grade import Grader, Settings, Spec
-from grader.memo import Memo, Node, Profile, Trace, Call
-from grader.partial_run import catalogue, freeze_hypothesis_constants
-from grader.sandbox import Answer, SandboxedSubmission
-from grader.submission import LocalSubmission
+from grader.judging import diagnose
+from grader.judging.grade import Grader, Settings, Spec
+from grader.judging.memo import Memo, Node, Profile, Trace, Call
+from grader.judging.partial_run import catalogue, freeze_hypothesis_constants
+from grader.judging.discovery import read_source
+from grader.sandbox.host import Answer, SandboxedSubmission
+from grader.core.submission import LocalSubmission
 
 from conftest import KIT_ROOT, load_module
 
@@ -136,7 +137,7 @@ def test_probes_go_in_one_batch_and_name_the_mistake_the_one_by_one_run_names(na
         return evaluate(self, calls)
 
     monkeypatch.setattr(SandboxedSubmission, "evaluate", counted)
-    with SandboxedSubmission(path) as box:
+    with SandboxedSubmission(path, source=read_source(path)) as box:
         batched = diagnose.diagnose_submission(box)
     one_by_one = diagnose.diagnose_submission(LocalSubmission(path.read_text()))
     assert batched == one_by_one and batched.mistake == name
@@ -243,7 +244,7 @@ def test_the_private_inputs_are_fixed_smallest_first_and_reach_the_edges():
 
 
 def test_the_private_tier_alone_catches_every_catalogue_mistake_and_passes_the_correct_ones():
-    from grader import runner
+    from grader.core import runner
 
     verdicts = {}
     for kind in ("wrong", "correct"):

@@ -20,8 +20,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader.progress import Progress, _cells
-from grader.tally import tally
+from grader.reports.progress import Progress, _cells
+from grader.reports.tally import tally
 
 
 def _slow_class(folder: Path, reference: str, count: int) -> None:
@@ -226,7 +226,7 @@ def test_on_a_terminal_the_bar_fits_the_width_and_redraws_one_line(columns):
 
 
 def test_the_summary_counts_agree_with_the_tally():
-    from grader.progress import summary
+    from grader.reports.progress import summary
 
     results = [
         {**_result("a.py"), "score": 1, "tests": [{"name": "t", "status": "pass"}]},

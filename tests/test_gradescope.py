@@ -19,9 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from grader import exercise, gradescope
-from grader.grade import Settings, Spec, grade_all
-from grader.gradescope import defines, pick, to_gradescope
+from grader.core import exercise
+from grader.cli import autograder
+from grader.judging.grade import Settings, Spec, grade_all
+from grader.cli.autograder import defines, pick
+from grader.reports.gradescope import GRADER_FAILED, to_gradescope
 
 FUNCTION = exercise.load().function
 VISIBILITIES = {"hidden", "after_due_date", "after_published", "visible"}
@@ -185,7 +187,7 @@ def test_a_grader_failure_shows_the_student_no_detail(message):
              for tier in ("examples", "hidden", "properties", "private")]
     document = to_gradescope({"score": 0.0, "passed": 0, "tests": tests, "message": message})
     assert "hush-42" not in json.dumps(document)
-    assert document["output"] == gradescope.GRADER_FAILED and {t["output"] for t in document["tests"]} == {gradescope.GRADER_FAILED}
+    assert document["output"] == GRADER_FAILED and {t["output"] for t in document["tests"]} == {GRADER_FAILED}
 
 
 def test_strings_are_valid_utf8_without_control_characters():
@@ -356,7 +358,7 @@ def run_autograder(built, wheelhouse, files: dict[str, str]) -> dict:
 def test_the_zip_holds_the_kit_at_its_root_with_executable_scripts(archive):
     with zipfile.ZipFile(archive) as zf:
         names = set(zf.namelist())
-        assert {"setup.sh", "run_autograder", "requirements.txt", "grader/grade.py", "grader/jail_child.py",
+        assert {"setup.sh", "run_autograder", "requirements.txt", "grader/judging/grade.py", "grader/sandbox/child.py",
                 "problem/exercise.toml", "hidden_tests/test_private.py", "solutions/reference.py"} <= names
         assert not any(name.startswith("source/") for name in names)
         for script in ("setup.sh", "run_autograder"):
@@ -370,8 +372,8 @@ def test_the_export_refuses_an_environment_without_the_pinned_versions(tmp_path,
     from importlib import metadata
 
     monkeypatch.setattr(metadata, "version", lambda name: "0.0.1")
-    with pytest.raises(gradescope.ExportError, match="the kit needs pytest==9.0.3|the kit needs hypothesis=="):
-        gradescope.export(tmp_path / "autograder.zip")
+    with pytest.raises(autograder.ExportError, match="the kit needs pytest==9.0.3|the kit needs hypothesis=="):
+        autograder.export(tmp_path / "autograder.zip")
     assert not (tmp_path / "autograder.zip").exists()
 
 
@@ -379,7 +381,7 @@ def test_setup_leaves_the_kit_readable_by_root_only(built):
     autograder, _ = built
     source = autograder / "source"
     assert not source.stat().st_mode & 0o004 and not (source / "grader").stat().st_mode & 0o004
-    for secret in ("solutions/reference.py", "hidden_tests/test_private.py", "grader/misconceptions.py"):
+    for secret in ("solutions/reference.py", "hidden_tests/test_private.py", "grader/judging/misconceptions.py"):
         assert not (source / secret).stat().st_mode & 0o077, secret
     assert (autograder / "venv" / "bin" / "python").exists()
 
@@ -416,7 +418,7 @@ def test_a_cheat_reading_the_kit_scores_no_more_than_a_constant(built, wheelhous
     cheat = run_autograder(built, wheelhouse, {"meteor.py": CHEAT})
     for document in (constant, cheat):  # both really graded: a grader failure scores 0 too
         check_format(document)
-        assert document["tests"] and gradescope.GRADER_FAILED not in document["output"]
+        assert document["tests"] and GRADER_FAILED not in document["output"]
     assert any(t["status"] == "passed" for t in constant["tests"])  # 0.0 is right where nothing matches
     assert cheat["score"] <= constant["score"] < max_score(cheat)
 
@@ -437,8 +439,8 @@ def test_results_json_is_written_even_when_the_grader_itself_fails(tmp_path, mon
     def broken(root):
         raise RuntimeError("grader bug")
 
-    monkeypatch.setattr(gradescope, "_grade", broken)
-    assert gradescope.run(tmp_path) == 0
+    monkeypatch.setattr(autograder, "_grade", broken)
+    assert autograder.run(tmp_path) == 0
     document = json.loads((tmp_path / "results" / "results.json").read_text())
     check_format(document)
     assert document["score"] == 0 and "autograder failed" in document["output"]
@@ -456,12 +458,12 @@ def test_nothing_grading_writes_is_readable_by_the_submissions_uid(built, wheelh
     readable = []
     for folder in (autograder / "source", autograder / "hypothesis"):
         for path in [folder, *folder.rglob("*")]:
-            if path == autograder / "source" / "grader" / "jail_child.py" or not reachable(path):
+            if path == autograder / "source" / "grader" / "sandbox" / "child.py" or not reachable(path):
                 continue
             if path.lstat().st_mode & 0o004:  # a file others can read, a folder others can list
                 readable.append(f"{oct(path.lstat().st_mode & 0o777)} {path.relative_to(autograder)}")
     assert not readable
-    assert reachable(autograder / "source" / "grader" / "jail_child.py")  # the check can see a reachable file
+    assert reachable(autograder / "source" / "grader" / "sandbox" / "child.py")  # the check can see a reachable file
 
 
 def test_an_upload_whose_name_is_not_utf8_is_graded_and_named_safely(tmp_path, capsys):
@@ -470,7 +472,7 @@ def test_an_upload_whose_name_is_not_utf8_is_graded_and_named_safely(tmp_path, c
     with open(os.path.join(os.fsencode(folder), b"caf\xe9.py"), "w") as f:
         f.write(CONSTANT)
     (folder / "notes.py").write_text("NOTES = 1\n")
-    assert gradescope.run(tmp_path) == 0
+    assert autograder.run(tmp_path) == 0
     document = json.loads((tmp_path / "results" / "results.json").read_text(encoding="utf-8"))
     check_format(document)
     assert document["tests"] and document["output"].startswith("Graded caf\ufffd.py.")

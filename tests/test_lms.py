@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from grader import lms
-from grader.discovery import prepare
-from grader.intake import discover_all, helper_modules
-from grader.lms import Entry, Identity, canvas_name, detect, parse_metadata, pick, resubmission
-from grader.sandbox import SandboxedSubmission
-from grader.submission import LoadError
+from grader.judging import lms
+from grader.judging.discovery import prepare
+from grader.judging.intake import discover_all, helper_modules
+from grader.judging.lms import Entry, Identity, canvas_name, detect, parse_metadata, pick, resubmission
+from grader.sandbox.host import SandboxedSubmission
+from grader.core.submission import LoadError
 
 LMS = Path(__file__).parent / "lms"
 
@@ -183,7 +183,7 @@ def test_the_file_graded_is_found_by_parsing_never_by_running(tmp_path):
 def test_a_file_that_imports_the_function_counts_as_defining_it():
     import ast
 
-    from grader.intake import _defined_in
+    from grader.judging.intake import _defined_in
 
     assert _defined_in(ast.parse("from helpers import meteor_score\n").body, "meteor_score")
     assert _defined_in(ast.parse("try:\n    pass\nexcept Exception:\n    meteor_score = None\n").body, "meteor_score")
@@ -259,7 +259,7 @@ def test_helpers_reach_the_jail_under_debian_python_too(tmp_path):
         "import site; " + "; ".join(f"site.addsitedir({p!r})" for p in [*packages, kit]) + "\n")
     script = (
         "import json, sys\n"
-        "from grader.sandbox import SandboxedSubmission, isolation\n"
+        "from grader.sandbox.host import SandboxedSubmission, isolation\n"
         "src = 'from tokens import n\\ndef meteor_score(r, c, **k):\\n    return n(r)\\n'\n"
         "with SandboxedSubmission('s.py', source=src, modules={'tokens': 'def n(t):\\n    return float(len(t.split()))\\n', 'os': 'x=1'}) as box:\n"
         "    print(json.dumps([isolation(), sys.base_prefix, box.meteor_score('a b', '')]))\n"
@@ -337,7 +337,7 @@ def test_hostile_names_in_a_download_stay_text(tmp_path):
 def test_the_exercise_can_name_the_file_graded_with_a_glob(kit_root):
     import tomllib
 
-    from grader import exercise
+    from grader.core import exercise
 
     data = tomllib.loads((kit_root / "problem" / "exercise.toml").read_text())
     assert exercise.parse(data).submission_file is None

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import subprocess
 
-from grader.memo import Memo, confirm, full_run
-from grader.sandbox import Answer
+from grader.judging.memo import Memo, confirm, full_run
+from grader.sandbox.host import Answer
 
 from conftest import KIT_ROOT
 from test_grade_speed import FakeSandbox, _memo_of_two_kinds
@@ -134,7 +134,7 @@ def test_the_walk_notes_where_its_calls_left_a_full_runs_order():
 
 
 def test_the_memo_stops_learning_once_it_holds_its_most_calls(monkeypatch):
-    import grader.memo as memo_module
+    import grader.judging.memo as memo_module
     from test_grade_speed import _trace
 
     monkeypatch.setattr(memo_module, "MAX_NODES", 5)

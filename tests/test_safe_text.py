@@ -8,11 +8,11 @@ import re
 
 from hypothesis import given, strategies as st
 
-from grader.outputs import grades_csv, write_outputs
-from grader.progress import summary
-from grader.runner import Report, TestResult
-from grader.safe_text import clean, for_csv, for_terminal, valid
-from grader.terminal import render_report
+from grader.reports.files import grades_csv, write_outputs
+from grader.reports.progress import summary
+from grader.core.runner import Report, TestResult
+from grader.core.safe_text import clean, for_csv, for_terminal, valid
+from grader.reports.terminal import render_report
 
 HOSTILE = [
     "\x1b[2J",  # clear the screen

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from grader.checks import Opaque
-from grader import sandbox
-from grader.sandbox import Jail, Limits, SandboxedSubmission, describe_interpreter, isolation, processes_of
-from grader.submission import LoadError, SubmissionError
+from grader.core.checks import Opaque
+from grader.sandbox import host as sandbox
+from grader.sandbox.host import Jail, Limits, SandboxedSubmission, describe_interpreter, isolation, processes_of
+from grader.core.submission import LoadError, SubmissionError
 
 
 def jail(source: str, **kwargs) -> SandboxedSubmission:
@@ -205,7 +205,7 @@ def test_a_restart_is_a_fork_not_a_new_jail():
 
 
 def test_a_lent_jail_serves_one_submission_after_another_and_each_sees_nothing_of_the_last():
-    from grader.sandbox import Jail
+    from grader.sandbox.host import Jail
 
     jail = Jail()
     try:
@@ -344,7 +344,7 @@ def test_a_submission_cannot_ptrace_nor_read_the_memory_of_the_fork_server(mode,
         assert box.meteor_score("", "") == "[]"
 
 
-HIDER = ("import os, signal, sys, time\nfrom pathlib import Path\nfrom grader import sandbox\n"
+HIDER = ("import os, signal, sys, time\nfrom pathlib import Path\nfrom grader.sandbox import host as sandbox\n"
          "sandbox.hide([Path(sys.argv[1])])\nprint('hidden', flush=True)\n"
          "os.kill(os.getpid(), signal.SIGKILL) if sys.argv[2] == 'KILL' else time.sleep(60)\n")
 

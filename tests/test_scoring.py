@@ -1,4 +1,4 @@
-"""The grading policy (grader/scoring.py): when a verdict pays, on toy verdicts and on the kit's own tests.
+"""The grading policy (grader/core/scoring.py): when a verdict pays, on toy verdicts and on the kit's own tests.
 
 Its targets on real submissions (correct, one-mistake, constants, the hard-coder) are measured
 in tests/test_catalogue.py.
@@ -11,10 +11,11 @@ from dataclasses import dataclass
 
 import pytest
 
-from grader import exercise, scoring
-from grader.checks import WrongAnswer, correct_roundings
-from grader.runner import Report, TestResult, run
-from grader.submission import LoadError
+from grader.core import exercise
+from grader.core import scoring
+from grader.core.checks import WrongAnswer, correct_roundings
+from grader.core.runner import Report, TestResult, run
+from grader.core.submission import LoadError
 
 from conftest import KIT_ROOT, load_module
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.merge import MergeError, in_shard, merge, parse_shard
+from grader.judging.merge import MergeError, merge
+from grader.judging.shard import in_shard, parse_shard
 
 CATALOGUE = Path(__file__).parent / "catalogue"
 # name -> where its code comes from: right, wrong in several ways, broken, and two copies.

@@ -8,8 +8,8 @@ import re
 import subprocess
 from pathlib import Path
 
-from grader import class_report
-from grader.similarity import THRESHOLD, similar_pairs
+from grader.reports import class_report
+from grader.judging.similarity import THRESHOLD, similar_pairs
 
 CATALOGUE = Path(__file__).parent / "catalogue"
 KIT = Path(__file__).resolve().parent.parent

@@ -8,9 +8,9 @@ import subprocess
 import sys
 import time
 
-from grader import exercise
-from grader.cli import build_parser
-from grader.partial_run import catalogue
+from grader.core import exercise
+from grader.cli.main import build_parser
+from grader.judging.partial_run import catalogue
 
 from conftest import KIT_ROOT
 

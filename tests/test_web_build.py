@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from grader import exercise, serve, web_build
+from grader.core import exercise
+from grader.cli import serve
+from grader.cli import web_build
 from tests.conftest import load_module
 from tests.web_site import ROOT, built_site, fingerprints, leaks, shipped_sources, site_blobs
 
@@ -51,7 +53,7 @@ def test_no_file_of_the_site_contains_the_private_tier(site):
 
 def test_no_file_of_the_site_contains_the_misconception_models(site):
     # The page gets the models' answers (py/diagnosis-table.json), never their code.
-    prints = fingerprints(ROOT / "grader" / "misconceptions.py", shipped_sources())
+    prints = fingerprints(ROOT / "grader" / "judging" / "misconceptions.py", shipped_sources())
     assert len(prints) >= 50
     assert leaks(site, prints) == []
     names = [name for name, _ in site_blobs(site)]
@@ -59,11 +61,11 @@ def test_no_file_of_the_site_contains_the_misconception_models(site):
 
 
 def test_the_site_ships_the_diagnosis_table_the_cli_uses(site):
-    from grader.diagnose import browser_table
+    from grader.judging.diagnose import browser_table
 
     shipped = json.loads((site / web_build.DIAGNOSIS_TABLE).read_text(encoding="utf-8"))
     assert shipped == browser_table()
-    assert "grader/diagnosis_core.py" in web_build.KIT_FILES
+    assert "grader/core/diagnosis.py" in web_build.KIT_FILES
 
 
 def test_the_leak_check_finds_a_planted_reference(site, tmp_path):

@@ -14,9 +14,11 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Page, sync_playwright
 
-from grader import exercise, runner, serve
-from grader.diagnose import diagnose_submission
-from grader.submission import LocalSubmission
+from grader.core import exercise
+from grader.core import runner
+from grader.cli import serve
+from grader.judging.diagnose import diagnose_submission
+from grader.core.submission import LocalSubmission
 from tests.web_site import ROOT, built_site
 
 CHROMIUM = "/usr/bin/chromium"

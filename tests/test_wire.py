@@ -17,8 +17,8 @@ import time
 
 import pytest
 
-from grader.sandbox import SandboxedSubmission
-from grader.submission import SubmissionError
+from grader.sandbox.host import SandboxedSubmission
+from grader.core.submission import SubmissionError
 
 from conftest import KIT_ROOT
 
@@ -166,8 +166,8 @@ def test_a_submission_that_stops_reading_its_requests_cannot_block_the_grader():
 
 def test_grading_a_submission_that_stops_reading_ends_within_its_budget(tmp_path):
     """The memo sends a whole remembered run as one batch: the grader must not block on it."""
-    from grader.grade import Grader, Settings, Spec
-    from grader.partial_run import catalogue, freeze_hypothesis_constants
+    from grader.judging.grade import Grader, Settings, Spec
+    from grader.judging.partial_run import catalogue, freeze_hypothesis_constants
 
     freeze_hypothesis_constants()
     reference = (KIT_ROOT / "solutions" / "reference.py").read_text()
@@ -215,8 +215,8 @@ def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):
 PEAK = """
 import json, resource, sys
 from pathlib import Path
-from grader.grade import Grader, Settings, Spec
-from grader.partial_run import catalogue, freeze_hypothesis_constants
+from grader.judging.grade import Grader, Settings, Spec
+from grader.judging.partial_run import catalogue, freeze_hypothesis_constants
 
 freeze_hypothesis_constants()
 grader = Grader(Settings(timeout=2.0, budget=60.0), catalogue())

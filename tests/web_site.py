@@ -9,7 +9,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from grader import web_build
+from grader.cli import web_build
 
 ROOT = web_build.ROOT
 
@@ -59,8 +59,9 @@ CPYTHON_DRIVER = """
 import json, sys
 from hypothesis.internal.conjecture import providers
 providers._get_local_constants = lambda: providers._local_constants
-from grader import exercise, runner
-from grader.submission import LocalSubmission
+from grader.core import exercise
+from grader.core import runner
+from grader.core.submission import LocalSubmission
 for path in sys.argv[1:]:
     code = open(path, encoding="utf-8").read()
     report = runner.run(lambda: LocalSubmission(code), "submission.py", tiers=exercise.load().browser_tiers)

@@ -21,9 +21,11 @@ from typing import Any, Callable
 import pytest
 from _pytest.unraisableexception import gc_collect_iterations_key
 
-from grader import diagnosis_core, exercise, runner
-from grader.checks import describe
-from grader.submission import LoadError, LocalSubmission, SubmissionError
+from grader.core import diagnosis as diagnosis_core
+from grader.core import exercise
+from grader.core import runner
+from grader.core.checks import describe
+from grader.core.submission import LoadError, LocalSubmission, SubmissionError
 
 EXERCISE = exercise.load()
 # After this many timeouts in one run, the remaining tests are not run: a loop that never

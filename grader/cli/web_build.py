@@ -1,0 +1,313 @@
+"""`meteor-kit build-web`: the student's page, built into a self-contained static site.
+
+The site holds Pyodide (from its npm package), the test wheels and the standard library
+precompiled inside Pyodide, the grader and the browser tiers' tests, and everything the page
+needs from the reference solution, computed here. Never the reference itself, nor the
+private tier.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import html
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+import tomllib
+import warnings
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from grader.core import exercise
+
+ROOT = exercise.KIT_ROOT
+WEB = ROOT / "web"
+DEFAULT_OUT = ROOT / "build" / "web"
+CACHE = ROOT / "build" / "cache"
+STAMP = "build-stamp.txt"
+
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "pyodide-lock.json")
+# What the page's Python runs: the same grader and tests as the CLI, minus the sandbox,
+# the private tier and the reference solution.
+# The whole browser-safe core package ships; nothing else from grader/ does.
+CORE_FILES = tuple(sorted(str(p.relative_to(ROOT)) for p in (ROOT / "grader" / "core").glob("*.py")))
+KIT_FILES = (
+    "grader/__init__.py",
+    *CORE_FILES,
+    "problem/exercise.toml",
+    "hidden_tests/conftest.py",
+    "hidden_tests/test_examples.py",
+    "hidden_tests/test_hidden.py",
+    "hidden_tests/test_properties.py",
+)
+PAGE_SESSION = WEB / "py" / "page_session.py"
+# The diagnosis's probes and the reference's and models' answers to them, computed here: the page
+# runs grader/core/diagnosis.py on it, never the reference or the models themselves.
+DIAGNOSIS_TABLE = "py/diagnosis-table.json"
+
+# Besides the statement's examples, the "Try it" panel shows the breakdown of these.
+EXTRA_TRY_EXAMPLES: tuple[tuple[str, str, str, dict[str, float]], ...] = (
+    ("word order: one chunk here, two in full METEOR", "the cat sat on the mat", "on the mat the cat sat", {}),
+    ("shuffled words: still one chunk here", "the quick brown fox jumps over the lazy dog", "the fox quick over dog brown", {}),
+    ("scattered matches: three chunks", "the cat sat on the mat", "the dog sat by the mat", {}),
+    ("a longer candidate: precision drops", "a small red house", "there is a small and very red house", {}),
+)
+
+# Inputs whose change means the site must be rebuilt.
+SOURCES = (
+    *KIT_FILES,
+    "problem/statement.md",
+    "problem/starter.py",
+    "solutions/reference.py",
+    "grader/judging/diagnose.py",
+    "grader/judging/misconceptions.py",
+    "grader/cli/web_build.py",
+    "web/package-lock.json",
+    "web/wheels.txt",
+)
+SOURCE_DIRS = ("web/src", "web/py", "web/tools")
+
+
+def log(message: str) -> None:
+    print(f"build-web: {message}", file=sys.stderr, flush=True)
+
+
+def digest(paths: list[Path]) -> str:
+    h = hashlib.sha256()
+    for path in paths:
+        h.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def input_files() -> list[Path]:
+    files = [ROOT / p for p in SOURCES]
+    for folder in SOURCE_DIRS:
+        files += sorted(p for p in (ROOT / folder).rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    return files
+
+
+def is_current(out: Path) -> bool:
+    stamp = out / STAMP
+    return stamp.exists() and stamp.read_text().strip() == digest(input_files())
+
+
+def run(cmd: list[str], cwd: Path = WEB, **kwargs: Any) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(cmd, cwd=cwd, check=True, **kwargs)
+    except FileNotFoundError:
+        raise SystemExit(f"build-web: {cmd[0]} is not installed (Node.js 20 and npm are needed to build the page)")
+    except subprocess.CalledProcessError as exc:
+        detail = (exc.stderr or "")[-2000:] if isinstance(exc.stderr, str) else ""
+        raise SystemExit(f"build-web: this step failed: {' '.join(cmd)}\n{detail}") from None
+
+
+def node_modules() -> None:
+    """`npm ci` when web/node_modules is missing or older than the lock file."""
+    marker = WEB / "node_modules" / ".package-lock.json"
+    if marker.exists() and marker.stat().st_mtime >= (WEB / "package-lock.json").stat().st_mtime:
+        return
+    log("npm ci")
+    run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"])
+
+
+def wheels() -> Path:
+    """The test wheels for Pyodide's Python, downloaded once; pip checks each sha256 in wheels.txt."""
+    lock = WEB / "wheels.txt"
+    dest = CACHE / f"wheels-{digest([lock])}"
+    if not dest.exists():
+        log("downloading the test wheels (hash-checked)")
+        tmp = dest.with_suffix(".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        run(
+            [sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check", "--no-deps",
+             "--require-hashes", "-r", str(lock), "--only-binary=:all:", "--python-version", "3.14",
+             "--platform", "any", "--implementation", "py", "--abi", "none", "-d", str(tmp)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+        tmp.rename(dest)
+    return dest
+
+
+def precompiled(wheel_dir: Path) -> Path:
+    """The stdlib and wheels compiled inside Pyodide, and hypothesis's unicode cache."""
+    script = WEB / "tools" / "precompile.mjs"
+    dest = CACHE / f"python-{digest([WEB / 'wheels.txt', WEB / 'node_modules' / 'pyodide' / 'package.json', script])}"
+    if not dest.exists():
+        log("compiling the standard library and the wheels inside Pyodide (about 15 s)")
+        tmp = dest.with_suffix(".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        run(["node", str(script), str(wheel_dir), str(tmp)])
+        tmp.rename(dest)
+    return dest
+
+
+def kit_zip(dest: Path) -> None:
+    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as z:
+        for name in KIT_FILES:
+            z.write(ROOT / name, name)
+        z.write(PAGE_SESSION, PAGE_SESSION.name)
+
+
+def diagnosis_table(dest: Path) -> None:
+    from grader.judging.diagnose import browser_table
+
+    dest.write_text(json.dumps(browser_table(), ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+
+
+def load_module(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def breakdown(explain, title: str, reference: str, candidate: str, params: dict[str, float]) -> dict[str, Any]:
+    """What the page draws for one input: tokens, which reference word each match used, chunks, figures."""
+    e = explain(reference, candidate, **params)
+    # Clipped matching uses the reference's copies of a word in order: the k-th matched copy
+    # of a word in the candidate is the k-th occurrence of that word in the reference.
+    positions: dict[str, list[int]] = {}
+    for i, word in enumerate(e["reference_tokens"]):
+        positions.setdefault(word, []).append(i)
+    used: dict[str, int] = {}
+    links = []
+    for i, (word, hit) in enumerate(zip(e["candidate_tokens"], e["matched"])):
+        if hit:
+            links.append([i, positions[word][used.get(word, 0)]])
+            used[word] = used.get(word, 0) + 1
+    return {
+        "title": title,
+        "reference": reference,
+        "candidate": candidate,
+        "params": params,
+        "referenceTokens": e["reference_tokens"],
+        "candidateTokens": e["candidate_tokens"],
+        "links": links,
+        "chunks": [list(span) for span in e["chunk_spans"]],
+        "m": e["m"],
+        "P": e["precision"],
+        "R": e["recall"],
+        "Fmean": e["fmean"],
+        "Pen": e["penalty"],
+        "score": e["score"],
+    }
+
+
+def run_budget() -> float:
+    """Seconds a whole Run tests may take in the page: `[limits] browser_run_budget`, 20 if absent."""
+    limits = tomllib.loads((ROOT / "problem" / "exercise.toml").read_text(encoding="utf-8"))["limits"]
+    return float(limits.get("browser_run_budget", 20.0))
+
+
+def page_data() -> dict[str, Any]:
+    """Everything the page needs besides its code: computed here, from the exercise's files."""
+    ex = exercise.load()
+    explain = load_module(ROOT / "solutions" / "reference.py", "_reference_for_build").explain
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # its tier mark is registered by the tests' conftest, not here
+        examples = load_module(ROOT / "hidden_tests" / "test_examples.py", "_examples_for_build").EXAMPLES
+    tries = [
+        {**breakdown(explain, name.replace("_", " "), ref, cand, params), "key": name}
+        for name, (ref, cand, params, _) in examples.items()
+    ]
+    tries += [breakdown(explain, *example) for example in EXTRA_TRY_EXAMPLES]
+    return {
+        "id": ex.id,
+        "title": ex.title,
+        "function": ex.function,
+        "signature": ex.signature,
+        "starter": (ROOT / "problem" / "starter.py").read_text(encoding="utf-8"),
+        "testTimeout": ex.browser_test_timeout,
+        "runBudget": run_budget(),
+        "tiers": {
+            name: {"points": t.points, "description": t.description}
+            for name, t in ex.tiers.items()
+            if t.browser
+        },
+        "examples": tries,
+    }
+
+
+def bundle(out: Path) -> None:
+    esbuild = str(WEB / "node_modules" / ".bin" / "esbuild")
+    common = ["--bundle", "--format=esm", "--minify", "--target=es2022", "--log-level=warning"]
+    run([esbuild, "src/main.js", f"--outfile={out / 'app.js'}", *common])
+    run([esbuild, "src/worker.js", f"--outfile={out / 'worker.js'}", "--external:./pyodide/*", *common])
+    run([esbuild, "src/style.css", f"--outfile={out / 'app.css'}", "--bundle", "--minify", "--log-level=warning",
+         "--loader:.woff2=file", "--loader:.woff=file", "--loader:.ttf=file", "--asset-names=fonts/[name]"])
+
+
+def index_html(data: dict[str, Any]) -> str:
+    statement = run(
+        ["node", "tools/render-statement.mjs", str(ROOT / "problem" / "statement.md")], capture_output=True, text=True
+    ).stdout
+    template = (WEB / "src" / "index.html").read_text(encoding="utf-8")
+    # In a <script> element, only "</" could end it early.
+    payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
+    return (
+        template.replace("{{title}}", html.escape(data["title"]))
+        .replace("{{statement}}", statement)
+        .replace("{{data}}", payload)
+    )
+
+
+def service_worker(site: Path, version: str) -> None:
+    """sw.js: the list of every file of the site, cached on the first visit under this build's digest."""
+    files = ["./"] + sorted(
+        p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file() and p.name not in ("index.html", STAMP)
+    )
+    template = (WEB / "src" / "sw.js").read_text(encoding="utf-8")
+    text = template.replace('"{{version}}"', json.dumps(version)).replace("{{files}}", json.dumps(files))
+    (site / "sw.js").write_text(text, encoding="utf-8")
+
+
+def build(out: Path = DEFAULT_OUT) -> Path:
+    if out.exists() and any(out.iterdir()) and not (out / STAMP).exists():
+        raise SystemExit(f"build-web: {out} is not empty and holds no earlier build; refusing to replace it")
+    node_modules()
+    python = precompiled(wheels())
+    stamp = digest(input_files())
+    tmp = out.with_name(out.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    (tmp / "pyodide").mkdir(parents=True)
+    (tmp / "py").mkdir()
+    for name in PYODIDE_FILES:
+        shutil.copy2(WEB / "node_modules" / "pyodide" / name, tmp / "pyodide" / name)
+    for name in ("stdlib.zip", "site-packages.zip", "hypothesis-cache.zip"):
+        shutil.copy2(python / name, tmp / "py" / name)
+    kit_zip(tmp / "py" / "kit.zip")
+    diagnosis_table(tmp / DIAGNOSIS_TABLE)
+    bundle(tmp)
+    (tmp / "index.html").write_text(index_html(page_data()), encoding="utf-8")
+    service_worker(tmp, stamp)
+    (tmp / STAMP).write_text(stamp + "\n")
+    shutil.rmtree(out, ignore_errors=True)
+    tmp.rename(out)
+    log(f"built {out}")
+    return out
+
+
+def ensure_built(out: Path = DEFAULT_OUT) -> Path:
+    return out if is_current(out) else build(out)
+
+
+def cmd_build_web(args: argparse.Namespace) -> int:
+    out = Path(args.out).resolve()
+    if args.if_needed and is_current(out):
+        log(f"{out} is up to date")
+    else:
+        build(out)
+    return 0
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser("build-web", help="build the student's page as a static site")
+    parser.add_argument("--out", default=str(DEFAULT_OUT), help=f"where to write it (default: {DEFAULT_OUT.relative_to(ROOT)})")
+    parser.add_argument("--if-needed", action="store_true", help="build only if an input changed since the last build")
+    parser.set_defaults(func=cmd_build_web)

@@ -1,0 +1,216 @@
+"""Runs the hidden tests through pytest and turns what happened into a report."""
+
+from __future__ import annotations
+
+import io
+import re
+import time
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import hypothesis
+import pytest
+
+from grader.core import exercise
+from grader.core import scoring
+from grader.core.checks import WrongAnswer
+from grader.core.submission import LoadError, SubmissionError, Submission
+
+OUTPUT_LIMIT = 500
+TESTS_DIR = exercise.KIT_ROOT / "hidden_tests"
+
+
+@dataclass
+class TestResult:
+    name: str
+    tier: str
+    status: str  # pass | fail | error | timeout | not_run
+    message: str
+    output: str
+    score: float
+    max_score: float
+
+    # pytest collects classes named Test*; this one is data.
+    __test__ = False
+
+
+@dataclass
+class Report:
+    submission: str
+    status: str  # graded | error
+    message: str
+    tests: list[TestResult] = field(default_factory=list)
+    duration: float = 0.0
+
+    def __post_init__(self) -> None:
+        # Points come from the grading policy (grader/core/scoring.py), from all the verdicts together.
+        self.tests = scoring.apply(self.tests)
+
+    @property
+    def score(self) -> float:
+        return sum(t.score for t in self.tests)
+
+    @property
+    def max_score(self) -> float:
+        return sum(t.max_score for t in self.tests)
+
+    @property
+    def passed(self) -> int:
+        return sum(t.status == "pass" for t in self.tests)
+
+    def as_json(self) -> dict[str, Any]:
+        # Flat fields only (asdict's deep copy cost a class grading a millisecond per submission).
+        data = {**vars(self), "tests": [dict(vars(t)) for t in self.tests]}
+        data.update(score=self.score, max_score=self.max_score, passed=self.passed)
+        return data
+
+
+def truncate(text: str, limit: int = OUTPUT_LIMIT) -> str:
+    """Keep the head and say how much was cut."""
+    if len(text) <= limit:
+        return text
+    note = f"\n... [{len(text) - limit} more characters cut]"
+    return text[: limit - len(note)] + note if limit > len(note) else text[:limit]
+
+
+def hypothesis_notes(exc: BaseException) -> str:
+    """The shrunk counterexample hypothesis attached to a failure, and the calls it made."""
+    lines = "\n".join(getattr(exc, "__notes__", [])).splitlines()
+    return "\n".join(line for line in lines if "submission=" not in line and not line.startswith("You can add @seed"))
+
+
+class SubmissionProvider:
+    """Hands the tests the submission to call; the conftest asks for it by plugin name."""
+
+    def __init__(self, factory: Callable[[], Submission]):
+        self._factory = factory
+        self._submission: Submission | None = None
+        self.load_error: str | None = None
+
+    def get(self) -> Submission:
+        if self.load_error is not None:
+            raise LoadError(self.load_error)
+        if self._submission is None:
+            try:
+                self._submission = self._factory()
+            except LoadError as exc:
+                self.load_error = str(exc)
+                raise
+        return self._submission
+
+
+class Collector:
+    """A pytest plugin that classifies each test's outcome into a TestResult."""
+
+    def __init__(self, points: dict[str, float]):
+        self.points = points
+        self.results: list[TestResult] = []
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
+        outcome = yield
+        report = outcome.get_result()
+        if call.when == "call" or (call.when == "setup" and report.failed):
+            tier = tier_of(item)
+            status, message = classify(call.excinfo, tier)
+            output = truncate(report.capstdout + report.capstderr)
+            points = self.points.get(tier, 0.0)
+            name = item.name if tier != "hidden" else item.name.split("[")[0] + _param_id(item)
+            self.results.append(
+                TestResult(name, tier, status, message, output, points if status == "pass" else 0.0, points)
+            )
+
+
+def _param_id(item: pytest.Item) -> str:
+    callspec = getattr(item, "callspec", None)
+    return f"[{callspec.id}]" if callspec else ""
+
+
+def tier_of(item: pytest.Item) -> str:
+    marker = item.get_closest_marker("tier")
+    return marker.args[0] if marker else "hidden"
+
+
+def classify(excinfo: pytest.ExceptionInfo | None, tier: str) -> tuple[str, str]:
+    if excinfo is None:
+        return "pass", ""
+    exc = excinfo.value
+    notes = hypothesis_notes(exc) if tier == "properties" else ""
+    if isinstance(exc, LoadError):
+        return "error", f"could not load the submission: {exc}"
+    if isinstance(exc, SubmissionError):
+        detail = f"\n{exc.traceback}" if exc.traceback else ""
+        return exc.status, _join(exc.message + detail, notes)
+    if isinstance(exc, WrongAnswer):
+        return "fail", _join(str(exc), notes)
+    if isinstance(exc, AssertionError):
+        text = str(exc).split("\nassert ")[0]
+        return "fail", _join(text, notes)
+    return "error", _join(f"{type(exc).__name__}: {exc}", notes)
+
+
+def _join(message: str, notes: str) -> str:
+    message = f"{message}\n{notes}" if notes else message
+    # Hypothesis names the test's arguments, the submission object among them: its address would
+    # make two runs of the same submission differ (and the memo's verdicts differ from a full run's).
+    return _ADDRESS.sub(">", message)
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+>")
+
+
+def run(
+    factory: Callable[[], Submission],
+    name: str,
+    tiers: tuple[str, ...] | None = None,
+    tests_dir: Path = TESTS_DIR,
+    quiet: bool = True,
+    plugins: tuple[object, ...] = (),
+) -> Report:
+    """Run the tests of `tiers` against the submission `factory` builds, in this process.
+
+    `plugins` are extra pytest plugins, e.g. the page's, which reports each test as it starts.
+    """
+    ex = exercise.load()
+    tiers = tiers or tuple(ex.tiers)
+    collector = Collector({t: ex.tiers[t].points for t in ex.tiers})
+    provider = SubmissionProvider(factory)
+    args = [str(tests_dir), "-q", "-p", "no:cacheprovider", "--tiers", ",".join(tiers), "-o", "console_output_style=classic"]
+    # Verdicts come from the exceptions, not pytest's report text: a native traceback spares
+    # parsing the source of every frame of every failure (a failing submission ran 3x slower),
+    # and unraisableexception runs full garbage collections each session.
+    args += ["--tb=native", "-p", "no:unraisableexception", "-p", "no:threadexception"]
+    started = time.perf_counter()
+    sink = io.StringIO()
+    all_plugins = [collector, _ProviderPlugin(provider), *plugins]
+    # The hidden tests' conftest loads the `kit` hypothesis profile; the caller keeps its own.
+    profile = hypothesis.settings.get_current_profile_name()
+    try:
+        if quiet:
+            with redirect_stdout(sink), redirect_stderr(sink):
+                code = pytest.main(args, plugins=all_plugins)
+        else:
+            code = pytest.main(args, plugins=all_plugins)
+    finally:
+        hypothesis.settings.load_profile(profile)
+    report = Report(name, "graded", "", collector.results, time.perf_counter() - started)
+    if provider.load_error is not None:
+        report.status, report.message = "error", f"could not load the submission: {provider.load_error}"
+    elif code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+        report.status, report.message = "error", f"the test run itself failed (pytest exit {int(code)}): {sink.getvalue()[-400:]}"
+    return report
+
+
+PROVIDER_KEY = pytest.StashKey[SubmissionProvider]()
+
+
+class _ProviderPlugin:
+    """Registers the provider under a known name, so the conftest can find it."""
+
+    def __init__(self, provider: SubmissionProvider):
+        self.provider = provider
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        config.stash[PROVIDER_KEY] = self.provider

@@ -1,0 +1,311 @@
+"""Diagnosis on the trusted side: the probe set, the models' answers, and a submission's answers.
+
+The probes are our own inputs plus the statement's examples, never a hidden test's input,
+so the table can ship to the browser and any probe can be quoted to a student.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import hashlib
+import importlib.util
+import io
+import json
+import time
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from typing import Any
+
+from grader.core import diagnosis as diagnosis_core
+from grader.core import exercise
+from grader.judging.misconceptions import MODELS, PAIRS
+from grader.core.submission import SubmissionError
+
+TABLE_VERSION = 1
+MAX_TIMEOUTS = 2  # past this, a submission that hangs would spend minutes on probes that teach nothing
+
+# (reference, candidate, keyword arguments): each probe separates some models from the reference.
+OUR_PROBES: list[tuple[str, str, dict]] = [
+    ("the old man and the sea", "the old man sees the sea", {}),
+    ("The Old Man sees the sea", "the old man saw The Sea", {}),
+    ("Birds Fly South", "birds fly south again", {}),
+    ("cold wind blows here", "The Cold Wind blows", {}),
+    ("one two\tthree\nfour", "one two three four five", {}),
+    ("green  tea is hot", "green tea  is very hot", {}),
+    (" stars shine ", "stars shine bright tonight", {}),
+    ("Stop, look and listen.", "stop look and listen", {}),
+    ("hello, my good friend!", "Hello, my friend", {}),
+    ("go home now", "go go go home", {}),
+    ("we will we will rock you", "we will we will go", {}),
+    ("sun moon", "sun sun moon", {}),
+    ("sun moon", "sun rain sun moon", {}),
+    ("one two three four", "three four one two", {}),
+    ("red x green y blue", "red green blue", {}),
+    ("p q r s t", "z p q z r s", {}),
+    ("blue sky", "green grass", {}),
+    ("", "some words here", {}),
+    ("some words here", "", {}),
+    ("", "", {}),
+    ("  \t", "\n", {}),
+    ("a few words", "   ", {}),
+    ("the quick fox", "the quick fox", {}),
+    ("hi", "hi", {}),
+    ("Hello", "hello", {}),
+    ("so so good", "so so good", {}),
+    ("Sie grüßt den Mann", "sie grüsst den mann", {}),
+    ("a long sentence with many words in it today", "long words today", {}),
+    ("short one", "short one plus many extra words here", {}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"alpha": 0.5}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"alpha": 0.2}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"alpha": 0.0}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"alpha": 1.0}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"beta": 2}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"beta": 1.5}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"beta": 0}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"gamma": 0.25}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"gamma": 1.0}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"gamma": 0.0}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"alpha": 0.3, "beta": 1, "gamma": 0.8}),
+]
+
+
+def _load(path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@lru_cache(maxsize=None)
+def reference_module():
+    return _load(exercise.KIT_ROOT / "solutions" / "reference.py", "meteor_reference")
+
+
+@lru_cache(maxsize=None)
+def statement_examples() -> tuple[tuple[str, str, dict], ...]:
+    """The examples tier's inputs: public, since the statement shows them. Read, not imported (it is a test module)."""
+    source = (exercise.KIT_ROOT / "hidden_tests" / "test_examples.py").read_text(encoding="utf-8")
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "EXAMPLES" for t in node.targets):
+            return tuple(tuple(ast.literal_eval(part) for part in value.elts[:3]) for value in node.value.values)
+    raise LookupError("hidden_tests/test_examples.py defines no EXAMPLES")
+
+
+def probes() -> list[dict]:
+    examples = [{"reference": r, "candidate": c, "kwargs": k, "origin": "examples"} for r, c, k in statement_examples()]
+    ours = [{"reference": r, "candidate": c, "kwargs": k, "origin": "probe"} for r, c, k in OUR_PROBES]
+    return examples + ours
+
+
+# The table is a pure function of these files. Building it runs every model on every probe
+# (about 0.3 s), which each `check` and `grade` paid before its first submission: it is kept
+# in build/cache under a digest of them instead, next to the web build's caches.
+TABLE_SOURCES = ("grader/judging/misconceptions.py", "grader/judging/diagnose.py", "grader/core/diagnosis.py",
+                 "solutions/reference.py", "hidden_tests/test_examples.py")
+
+
+@lru_cache(maxsize=None)
+def _table() -> dict:
+    digest = hashlib.sha256()
+    for name in TABLE_SOURCES:
+        digest.update(name.encode() + b"\0" + (exercise.KIT_ROOT / name).read_bytes() + b"\0")
+    path = exercise.KIT_ROOT / "build" / "cache" / f"diagnosis-table-{digest.hexdigest()[:20]}.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pass
+    table = _build_table()
+    try:
+        from grader.reports.files import write_atomic
+
+        write_atomic(path, json.dumps(table))  # whole or not at all: other processes may read it now
+    except OSError:
+        pass  # a read-only kit still works, building the table each time
+    return table
+
+
+def _build_table() -> dict:
+    table = {"version": TABLE_VERSION, "probes": probes()}
+    table["reference"] = _compact(diagnosis_core.run_probes(reference_module(), table))
+    table["models"] = [_entry(m, table) for m in MODELS]
+    table["pairs"] = _evident_pairs(table)
+    return table
+
+
+def _entry(model, table: dict) -> dict:
+    return {"id": model.id, "when": model.when, "section": model.section, "rule": model.rule,
+            "outputs": _compact(diagnosis_core.run_probes(model, table))}
+
+
+def _compact(outputs: list) -> list:
+    # Far below diagnosis_core.TOLERANCE, and a much smaller table for the page to download.
+    return [round(x, 12) if isinstance(x, float) else x for x in outputs]
+
+
+def _evident_pairs(table: dict) -> list[dict]:
+    """The pairs whose answers show both mistakes, each different from every single model and earlier pair."""
+    agree, reference = diagnosis_core.agree, table["reference"]
+    singles = {m["id"]: m["outputs"] for m in table["models"]}
+    kept: list[dict] = []
+    for model in PAIRS:
+        entry = _entry(model, table)
+        outputs = entry["outputs"]
+        wrong = [i for i, got in enumerate(outputs) if not agree(got, reference[i])]
+        # Each half must leave a trace: somewhere the pair differs from the other half alone.
+        if not all(any(not agree(outputs[i], singles[other][i]) for i in wrong) for other in model.parts):
+            continue
+        if any(all(agree(x, y) for x, y in zip(outputs, seen)) for seen in [*singles.values(), *(k["outputs"] for k in kept)]):
+            continue
+        kept.append({"id": entry["id"], "parts": list(model.parts), "outputs": outputs})
+    return kept
+
+
+def browser_table() -> dict:
+    """Plain JSON data for the page: the probes, and the reference's and every model's answers to them."""
+    import copy
+
+    return copy.deepcopy(_table())
+
+
+@dataclass
+class Diagnosis:
+    mistake: str | None  # a model's id, or None when no model matches
+    kind: str  # model | models (two mistakes, mistake is "a+b") | unknown | no_answer
+    message: str  # one sentence for the student
+    example: str | None  # a call showing it (our probes or a visible test's input only)
+    section: str | None
+    rule: str | None
+    explains_all: bool
+
+    @property
+    def text(self) -> str:
+        return diagnosis_core.full_text(asdict(self))
+
+    def as_json(self) -> dict[str, Any]:
+        return {**asdict(self), "text": self.text}
+
+    def render(self, color: bool = False) -> str:
+        """The diagnosis for a terminal, after the test report."""
+        label = "\033[1;33mDiagnosis:\033[0m" if color else "Diagnosis:"
+        return f"\n{label} {self.text}"
+
+
+class _Budget:
+    """Stops probing a submission that keeps timing out: the remaining answers count as errors."""
+
+    def __init__(self, submission: Any, seconds: float):
+        self.submission = submission
+        self.deadline = time.monotonic() + seconds
+        self.timeouts = 0
+
+    def meteor_score(self, *args: Any, **kwargs: Any) -> Any:
+        if self.timeouts > MAX_TIMEOUTS or time.monotonic() > self.deadline:
+            raise SubmissionError("not_run", "the diagnosis ran out of time")
+        try:
+            return self.submission.meteor_score(*args, **kwargs)
+        except SubmissionError as exc:
+            self.timeouts += exc.kind == "timeout"
+            raise
+
+
+def diagnose_submission(submission: Any, tests: list[dict] | None = None, budget: float = 30.0) -> Diagnosis | None:
+    """Run the probes through `submission.meteor_score` and name its mistake; None if it agrees with the reference.
+
+    `tests`: the submission's test results as dicts (optional); when no model matches, the
+    smallest failing call of its examples or properties tests is shown.
+    """
+    table = _table()
+    # What the submission prints during probing is not part of any report.
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        if hasattr(submission, "evaluate"):
+            outputs = _probe_in_batches(submission, table, budget)
+        else:
+            outputs = diagnosis_core.run_probes(_Budget(submission, budget), table)
+    cut_short = any(out == {"error": "not_run"} for out in outputs)
+    if cut_short and not all(isinstance(out, dict) and "error" in out for out in outputs):
+        return None  # some probes never ran: the answers we have could point at the wrong mistake
+    failing = diagnosis_core.failing_calls(tests) if tests else []
+    found = _diagnose_outputs(outputs, failing)
+    if found is None:
+        return None
+    return Diagnosis(found["mistake"], found["kind"], found["message"], found["example"], found["section"], found["rule"], found["explains_all"])
+
+
+def _probe_in_batches(sandbox: Any, table: dict, budget: float) -> list:
+    """The probes' answers from a sandbox, all calls in one round trip (more only after a failure).
+
+    The same answers as run_probes through _Budget: a call that raised or timed out is an
+    error marker, and past MAX_TIMEOUTS timeouts or the time budget the rest are not run.
+    """
+    from grader.sandbox.host import decode
+
+    calls = [[[p["reference"], p["candidate"]], p["kwargs"]] for p in table["probes"]]
+    outputs: list = []
+    deadline = time.monotonic() + budget
+    timeouts = 0
+    while len(outputs) < len(calls):
+        if timeouts > MAX_TIMEOUTS or time.monotonic() > deadline:
+            outputs += [{"error": "not_run"}] * (len(calls) - len(outputs))
+            break
+        answers = sandbox.evaluate(calls[len(outputs):])
+        for answer in answers:
+            if time.monotonic() > deadline:
+                answers.close()  # the sandbox is closed after the diagnosis: its child goes with it
+                break
+            if answer.ok:
+                outputs.append(diagnosis_core.normalize(decode(answer.value)))
+            else:
+                outputs.append({"error": answer.kind})
+                timeouts += answer.kind == "timeout"
+                if answer.kind == "not_run":  # the submission's budget is spent: so it stays
+                    outputs += [{"error": "not_run"}] * (len(calls) - len(outputs))
+    return outputs
+
+
+_FOUND: dict[str, dict | None] = {}  # what diagnose_outputs said, by its input: a class repeats a few kinds
+
+
+def _diagnose_outputs(outputs: list, failing: list[str]) -> dict | None:
+    key = json.dumps([outputs, failing])
+    if key not in _FOUND:
+        if len(_FOUND) > 10_000:
+            _FOUND.clear()
+        _FOUND[key] = diagnosis_core.diagnose_outputs(outputs, _table(), failing)
+    found = _FOUND[key]
+    return dict(found) if found is not None else None
+
+
+def diagnose_path(path, report, budget: float = 30.0) -> Diagnosis | None:
+    """The diagnosis of a submission file, run in its own sandbox within `budget` seconds; `report` is its runner.Report."""
+    from grader.judging.discovery import read_source
+    from grader.sandbox.host import SandboxedSubmission
+
+    ex = exercise.load()
+    return diagnose_made(lambda: SandboxedSubmission(path, ex.function, ex.call_timeout, source=read_source(path), budget=budget), report, budget)
+
+
+def diagnose_made(make, report, budget: float = 30.0) -> Diagnosis | None:
+    """The diagnosis of the submission that `make()` loads in a fresh jail; `report` is its runner.Report."""
+    from grader.core.submission import LoadError
+
+    # The tests loaded this file a moment ago, so a failure to load now is the machine's, not the file's: try twice.
+    for attempt in range(2):
+        try:
+            submission = make()
+            break
+        except LoadError:
+            if attempt:
+                return None
+    try:
+        return diagnose_submission(submission, tests=[asdict(t) for t in report.tests], budget=min(budget, 30.0))
+    finally:
+        submission.close()
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    json.dump(browser_table(), sys.stdout, ensure_ascii=False)
+    print()

@@ -1,0 +1,416 @@
+"""Verdicts remembered by behaviour: a submission that answers like an earlier one gets its verdicts.
+
+The test run is a deterministic function of the answers the submission gives (the hypothesis
+profile is derandomized, the tests are trusted code). So a full run is a path: the first
+call, its answer, the call the tests make next given that answer, and so on, ending in the
+verdicts. Paths of many runs share prefixes and form a tree keyed by answers.
+
+To grade a new submission, walk the tree: make the call at the current node in the
+submission's sandbox, follow the edge of its answer. Reaching a leaf means the tests would
+have made exactly these calls and seen exactly these answers, so the leaf's verdicts are
+this submission's verdicts. An answer with no edge is new behaviour: run the tests for real.
+Only the submission's printed output differs between submissions; it is attached per test.
+
+A walk whose calls reached one child in the order a full run makes them gives a full run's
+verdicts even for a submission with a history (a counter, a cache): same calls, same answers.
+A walk that left that order (a restart after a wrong bet, a test run for real in a fresh
+child) is checked: a fresh child is asked the whole run's calls again, from the last point
+where the order held, and must give the same answers. One that does not is graded in full
+(see `confirm`), so the memo never changes a verdict.
+
+Round trips are what a walk costs, so calls go to the sandbox in batches. A batch runs on
+while the next call is certain, and that is the case more often than "the node has one
+child": a class has a few kinds of behaviour (correct, and each common bug), each kind
+answers every call the same way, and a run of each kind is remembered as a *profile*.
+While the answers so far fit the same profiles, and these all answer the next call alike,
+the call after it is known too, across test boundaries. So a submission of a known kind is
+walked in a handful of batches, one per split between kinds, not one per test. A batch
+that turns out wrong (the submission answered like no profile that fits) ends there, and
+the child is restarted before the next call, so it never goes on with calls the tests
+would not have made.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from grader.core.runner import TestResult, truncate
+from grader.sandbox.host import Answer, SandboxedSubmission
+from grader.core.submission import LoadError, SubmissionError
+
+# A budget that ran out depends on the clock, not on the submission's answers: never remembered.
+UNSTABLE = ("not_run",)
+# Answers after which a test makes no further call (see Recorder): the node they lead to is a leaf.
+ENDS_TEST = ("timeout", "crash")
+# The tree grows with every new behaviour; past this many calls remembered (a few hundred bytes
+# each) it learns no more, so a class of odd submissions cannot grow a worker without bound.
+MAX_NODES = 300_000
+
+
+@dataclass
+class Call:
+    call: list  # [args, kwargs], as sent
+    answer: str  # Answer.key()
+
+
+@dataclass
+class Trace:
+    """One test of one run: its calls in order with their answers, and the verdict they led to."""
+
+    test: str
+    calls: list[Call]
+    verdict: dict  # TestResult fields except output
+
+
+@dataclass
+class Profile:
+    """One whole run, test by test: the answer keys along each test's path."""
+
+    paths: dict[str, list[str]]
+
+
+@dataclass
+class Node:
+    call: list | None = None
+    children: dict[str, "Node"] = field(default_factory=dict)
+    verdict: dict | None = None
+    profiles: set[int] = field(default_factory=set)  # the profiles whose runs pass here
+
+
+@dataclass
+class _Step:
+    test: int  # index into the tests being replayed
+    node: Node  # whose call is made
+    expect: Node | None  # the child the batch assumed the answer leads to (None: the batch ends here)
+
+
+class Memo:
+    """One tree per test: tests do not share state, so each is a function of its own answers."""
+
+    def __init__(self) -> None:
+        self.roots: dict[str, Node] = {}
+        self.profile_count = 0
+        self.nodes = 0
+        self.round_trips = 0  # batches sent, for the benchmark and the tests
+
+    def learn(self, item: Trace | Profile) -> None:
+        if isinstance(item, Profile):
+            self.add_profile(item)
+        else:
+            self.add(item)
+
+    @property
+    def full(self) -> bool:
+        return self.nodes >= MAX_NODES
+
+    def add(self, trace: Trace) -> bool:
+        """Insert a test's run; False if it contradicts the tree (the run was not deterministic) or the tree is full."""
+        if self.full:
+            return False
+        node = self.roots.setdefault(trace.test, Node())
+        for step in trace.calls:
+            if node.verdict is not None:
+                return False
+            if node.call is None:
+                node.call = step.call
+            elif node.call != step.call:
+                return False
+            if step.answer not in node.children:
+                node.children[step.answer] = Node()
+                self.nodes += 1
+            node = node.children[step.answer]
+        if node.call is not None or (node.verdict is not None and node.verdict != trace.verdict):
+            return False
+        node.verdict = trace.verdict
+        return True
+
+    def add_profile(self, profile: Profile) -> None:
+        """Remember a whole run's kind, so later submissions of that kind are walked in few batches."""
+        number = self.profile_count
+        self.profile_count += 1
+        for test, keys in profile.paths.items():
+            node = self.roots.get(test)
+            path = []
+            for key in keys:
+                if node is None:
+                    break
+                path.append(node)
+                node = node.children.get(key)
+            if node is None or node.verdict is None:
+                continue  # a path the tree does not hold (its trace was unstable): no hint there
+            for step in (*path, node):
+                step.profiles.add(number)
+
+    # ------------------------------------------------------------ replay
+
+    def replay(self, sandbox: SandboxedSubmission, tests: list[str]) -> tuple[dict[str, TestResult], list[str], Profile]:
+        """Verdicts of the `tests` this submission answers like a remembered run; the others, to run.
+
+        Also returns the answer keys along the remembered tests' paths: that part of its profile.
+        """
+        self.known: dict[str, TestResult] = {}
+        self.missing: list[str] = []
+        self.paths: dict[str, list[str]] = {}
+        self.surprised = False  # a batch bet wrong, or a test was new: this kind is worth remembering
+        self.prefixes: dict[str, list[tuple[list, Answer]]] = {}  # a test to run for real: the calls and answers so far
+        self.walked: dict[str, list[tuple[list, Answer]]] = {}  # a test settled here: its calls and answers
+        # Where the child's calls first left a full run's order: (test index, calls of it made in order).
+        self.deviation: tuple[int, int] | None = None
+        self._tests, self._sandbox = tests, sandbox
+        self._index, self._node = 0, None
+        self._start_test()
+        fits: set[int] | None = None  # the profiles the answers so far fit (None: no hint)
+        while self._next_node():
+            plan = self._plan(fits)
+            self.round_trips += 1
+            answers = sandbox.evaluate([step.node.call for step in plan])
+            for done, step in enumerate(plan, 1):
+                answer = next(answers, None)
+                if answer is None:
+                    break  # the last answer was a failure, and evaluate ended there
+                key = answer.key()
+                child = None if answer.kind in UNSTABLE else step.node.children.get(key)
+                if answer.output:
+                    self._outputs.append(answer.output)
+                if child is None or (answer.kind in ENDS_TEST and child.verdict is None):
+                    # New behaviour: this test runs for real. Its run starts with the answers
+                    # seen here, so no call is made (or waited for, or paid from the budget) twice.
+                    self.missing.append(tests[step.test])
+                    self._deviate(step.test, len(self._seen) + 1)  # its next call goes to another child
+                    if answer.kind not in UNSTABLE:
+                        self.prefixes[tests[step.test]] = [*self._seen, (step.node.call, answer)]
+                    self.surprised = True
+                    if answer.kind in ENDS_TEST + UNSTABLE:
+                        # It hung or crashed where no remembered run did: such a submission will
+                        # likely do it again, and each try costs a time limit. The real run decides.
+                        self.missing += tests[step.test + 1 :]
+                        return self.known, self.missing, Profile(self.paths)
+                    if done < len(plan):
+                        answers.close()
+                        sandbox.restart()  # the child is busy with calls the tests would not make
+                    self._index, self._node = step.test + 1, None
+                    self._start_test()
+                    break
+                self._keys.append(key)
+                self._seen.append((step.node.call, answer))
+                made = (step.test, len(self._seen))
+                fits = _narrow(fits, child)
+                if child.verdict is not None:
+                    self._finish(child.verdict)
+                else:
+                    self._node = child
+                if child is not step.expect:
+                    if done < len(plan):
+                        # A known answer, but not the one the batch bet on: the rest of it is moot.
+                        answers.close()
+                        sandbox.restart()
+                        self.surprised = True
+                        self._deviate(*made)  # the child saw calls a full run does not make
+                    break
+        return self.known, self.missing, Profile(self.paths)
+
+    def _next_node(self) -> bool:
+        """Move to the next test that makes a call, settling the others; False at the end."""
+        while self._node is None:
+            if self._index >= len(self._tests):
+                return False
+            root = self._root(self._index)
+            if root is not None and root.call is not None:
+                self._node = root
+            elif _calls_nothing(root):
+                self._finish(root.verdict)
+            else:
+                self.missing.append(self._tests[self._index])
+                self._deviate(self._index, 0)
+                self._index += 1
+                self._start_test()
+        return True
+
+    def _deviate(self, test: int, made: int) -> None:
+        if self.deviation is None or (test, made) < self.deviation:
+            self.deviation = (test, made)
+
+    def _start_test(self) -> None:
+        self._outputs: list[str] = []
+        self._keys: list[str] = []
+        self._seen: list[tuple[list, Answer]] = []
+
+    def _finish(self, verdict: dict) -> None:
+        """The current test reached a leaf; tests after it that make no call are settled too."""
+        while True:
+            name = self._tests[self._index]
+            self.known[name] = TestResult(**verdict, output=truncate("".join(self._outputs)))
+            self.paths[name] = self._keys
+            self.walked[name] = self._seen
+            self._index, self._node = self._index + 1, None
+            self._start_test()
+            root = self._root(self._index)
+            if root is not None and root.call is not None:
+                self._node = root  # a batch's next step is this root
+            if not _calls_nothing(root):
+                return
+            verdict = root.verdict
+
+    def _plan(self, fits: set[int] | None) -> list[_Step]:
+        """Calls from the current node on, while the next one is certain for the profiles that fit."""
+        plan: list[_Step] = []
+        index, node = self._index, self._node
+        while True:
+            step = _Step(index, node, None)
+            plan.append(step)
+            children = list(node.children.values())
+            if fits is not None and len(children) > 1:
+                children = [c for c in children if c.profiles & fits]
+            if len(children) != 1:
+                return plan  # the answer decides what comes next
+            (child,) = children
+            fits = _narrow(fits, child)
+            step.expect = child
+            if child.verdict is None:
+                if child.call is None:
+                    return plan
+                node = child
+                continue
+            # The test ends there; the next one that makes a call follows (see _finish).
+            index += 1
+            while _calls_nothing(self._root(index)):
+                index += 1
+            root = self._root(index)
+            if root is None or root.call is None:
+                return plan
+            node = root
+
+    def _root(self, index: int) -> Node | None:
+        """The tree of the `index`th test being replayed (None past the end or if none is remembered)."""
+        return self.roots.get(self._tests[index]) if index < len(self._tests) else None
+
+
+def _calls_nothing(root: Node | None) -> bool:
+    """A remembered test that makes no call: its verdict needs no sandbox."""
+    return root is not None and root.call is None and root.verdict is not None
+
+
+def _narrow(fits: set[int] | None, child: Node) -> set[int] | None:
+    """The profiles that fit once the answer led to `child` (a new mix of known kinds starts over)."""
+    if not child.profiles:
+        return fits
+    if fits is not None:
+        both = fits & child.profiles
+        if both:
+            return both
+    return child.profiles
+
+
+def full_run(tests: list[str], paths: dict[str, list[tuple[list, Answer]]], deviation: tuple[int, int]
+             ) -> tuple[list[tuple[list, Answer]], int]:
+    """The calls a full run makes, in order, with the answers the verdicts came from; and where `deviation` is in it.
+
+    It ends where the budget ran out: from there on nothing is a submission's answer.
+    """
+    steps: list[tuple[list, Answer]] = []
+    at = None
+    for index, test in enumerate(tests):
+        if index == deviation[0]:
+            at = len(steps) + deviation[1]
+        for call, answer in paths.get(test, []):
+            if answer.kind in UNSTABLE:
+                return steps, len(steps) if at is None else at
+            steps.append((call, answer))
+    return steps, len(steps) if at is None else at
+
+
+def confirm(sandbox: SandboxedSubmission, steps: list[tuple[list, Answer]], deviation: int, seconds: float) -> bool:
+    """Whether a fresh child, asked a full run's calls in order, gives the same answers (printed output too).
+
+    Up to `deviation` the calls reached the child in a full run's order, so only the part of
+    the run from the last fresh child before it is asked again (a full run starts a fresh child
+    after each timeout or crash, and so does the sandbox). This is the grader's own check: it
+    is not paid from the submission's budget, and gives up (False) after `seconds`.
+    """
+    if deviation >= len(steps):
+        return True  # every call of the run reached the child in order
+    start = 0
+    for index, (_, answer) in enumerate(steps[:deviation]):
+        if answer.kind in ENDS_TEST:
+            start = index + 1
+    deadline = time.monotonic() + seconds
+    with sandbox.uncharged():
+        try:
+            sandbox.restart()
+        except LoadError:
+            return False
+        at = start
+        while at < len(steps):
+            batch_start = at
+            answers = sandbox.evaluate([call for call, _ in steps[at:]])
+            for got in answers:  # it ends early after a timeout or a crash, as in the run
+                want = steps[at][1]
+                at += 1
+                if got.key() != want.key() or got.output != want.output or time.monotonic() > deadline:
+                    answers.close()
+                    return False
+            if at == batch_start:
+                return False
+    return True
+
+
+def current_test() -> str:
+    """The running test's name, from the variable pytest keeps up to date."""
+    nodeid = os.environ.get("PYTEST_CURRENT_TEST", "")
+    return nodeid.split("::")[-1].rsplit(" (", 1)[0]
+
+
+class Recorder:
+    """Stands in for the sandbox during a real run and writes down every call and answer, per test.
+
+    It also fails a test fast after that test's first timeout or crash: hypothesis would
+    otherwise retry while shrinking, each try costing the whole time limit (or a new
+    process). So such a test is decided by that one call, which is what the memo remembers.
+    """
+
+    def __init__(self, sandbox: SandboxedSubmission, prefixes: dict[str, list[tuple[list, Answer]]] | None = None):
+        self.sandbox = sandbox
+        self.calls: dict[str, list[Call]] = {}
+        self.answers: dict[str, list[tuple[list, Answer]]] = {}  # the same calls, with whole answers
+        self.unstable: set[str] = set()
+        self._hung: dict[str, SubmissionError] = {}
+        # Per test, the calls (and answers) the replay already made: the run makes them again
+        # first, in the same order, and takes those answers instead of asking the sandbox.
+        self._prefixes = dict(prefixes or {})
+
+    def meteor_score(self, *args: Any, **kwargs: Any) -> Any:
+        test = current_test()
+        if test in self._hung:
+            error = self._hung[test]
+            raise SubmissionError(error.kind, error.message, error.traceback)
+        call = [list(args), kwargs]
+        prefix = self._prefixes.get(test)
+        made = len(self.calls.get(test, []))
+        if prefix and made < len(prefix) and prefix[made][0] == call:
+            answer: Answer = prefix[made][1]
+        else:
+            self._prefixes.pop(test, None)
+            answer = next(self.sandbox.evaluate([call]))
+        if answer.kind in UNSTABLE:
+            self.unstable.add(test)
+        self.calls.setdefault(test, []).append(Call(call, answer.key()))
+        self.answers.setdefault(test, []).append((call, answer))
+        if answer.output:
+            sys.stdout.write(answer.output)
+        try:
+            return answer.result()
+        except SubmissionError as exc:
+            if exc.kind in ("timeout", "crash"):
+                self._hung[test] = exc
+            raise
+
+    def traces(self, tests: list[TestResult]) -> list[Trace]:
+        return [
+            Trace(t.name, self.calls.get(t.name, []), {k: v for k, v in vars(t).items() if k != "output"})
+            for t in tests
+            if t.name not in self.unstable
+        ]

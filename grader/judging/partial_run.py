@@ -1,0 +1,140 @@
+"""Runs all or some of the hidden tests through pytest, in this process, and collects verdicts.
+
+Like `runner.run`, plus what class grading needs: naming the tests to run, and learning
+each test's node id so later runs can name it.
+"""
+
+from __future__ import annotations
+
+import io
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
+from typing import Callable
+
+import pytest
+
+from grader.core import exercise
+from grader.core import runner
+from grader.core.submission import LoadError, Submission
+
+
+# Verdicts come from the exceptions themselves, never from pytest's report text: a native
+# traceback spares pytest parsing the source of every frame of every failure, and the
+# plugins below add nothing to a run whose output nobody reads (unraisableexception alone
+# runs several full garbage collections per session).
+FAST = ["--tb=native", "-p", "no:cacheprovider", "-p", "no:unraisableexception", "-p", "no:threadexception",
+        "-p", "no:faulthandler", "-p", "no:pastebin", "-p", "no:junitxml", "-p", "no:doctest", "-p", "no:stepwise",
+        "-p", "no:legacypath", "-p", "no:setuponly", "-p", "no:setupplan", "-p", "no:logging"]
+
+
+@dataclass
+class Outcome:
+    tests: list[runner.TestResult]
+    status: str  # graded | error
+    message: str
+
+
+class _NodeIds:
+    def __init__(self) -> None:
+        self.ids: dict[str, str] = {}
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        for item in session.items:
+            self.ids[item.name] = f"{item.path}::{item.name}"
+
+
+class _StopWhen:
+    """Ends the session after a test once `reason()` says why (the submission's budget is spent)."""
+
+    def __init__(self, reason: Callable[[], str | None]):
+        self.reason = reason
+        self.session: pytest.Session | None = None
+        self.stopped: str | None = None
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.session = session
+
+    def pytest_runtest_logfinish(self) -> None:
+        why = self.reason()
+        if why and self.session is not None:
+            self.stopped = self.session.shouldstop = why
+
+
+def run_tests(
+    factory: Callable[[], Submission], nodeids: list[str] | None = None, stop: Callable[[], str | None] | None = None
+) -> tuple[Outcome, dict[str, str]]:
+    """Run the tests named by `nodeids` (all tests when None); also returns every test's node id.
+
+    `stop`, if given, is asked after each test: a reason ends the run there, and the tests
+    not run are left out of the outcome (the caller reports them as not run, with the reason).
+    """
+    ex = exercise.load()
+    collector = runner.Collector({t: ex.tiers[t].points for t in ex.tiers})
+    provider = runner.SubmissionProvider(factory)
+    ids = _NodeIds()
+    stopper = _StopWhen(stop or (lambda: None))
+    targets = nodeids if nodeids else [str(runner.TESTS_DIR)]
+    args = [*targets, "-q", "--tiers", ",".join(ex.tiers), "-o", "console_output_style=classic", *FAST]
+    sink = io.StringIO()
+    with redirect_stdout(sink), redirect_stderr(sink):
+        code = pytest.main(args, plugins=[collector, runner._ProviderPlugin(provider), ids, stopper])
+    outcome = Outcome(collector.results, "graded", "")
+    if stopper.stopped and code == pytest.ExitCode.INTERRUPTED:
+        code = pytest.ExitCode.TESTS_FAILED
+    if provider.load_error is not None:
+        outcome.status, outcome.message = "error", f"could not load the submission: {provider.load_error}"
+    elif code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+        outcome.status = "error"
+        outcome.message = f"the test run itself failed (pytest exit {int(code)}): {sink.getvalue()[-400:]}"
+    return outcome, ids.ids
+
+
+@dataclass
+class Catalogue:
+    """Every test, in run order: its verdict shape for a submission that cannot load, and its node id."""
+
+    template: list[dict]
+    nodeids: dict[str, str]
+
+    @property
+    def names(self) -> list[str]:
+        return [t["name"] for t in self.template]
+
+
+def catalogue() -> Catalogue:
+    """Taken from a real run against a submission that does not load, not rebuilt by hand."""
+    def refuse():
+        raise LoadError("-")
+
+    outcome, ids = run_tests(refuse)
+    tests = runner.Report("", "error", "", outcome.tests).tests  # max_score as the grading policy says
+    return Catalogue([{**vars(t), "message": ""} for t in tests], ids)
+
+
+def freeze_hypothesis_constants() -> None:
+    """Make the tests' generated inputs a function of the answers alone, in this process.
+
+    Hypothesis mixes into its inputs the literal constants of every "local" module loaded so
+    far, so a module imported between two runs (the diagnosis, say) changes what a later run
+    generates. Class grading remembers verdicts by answers, so it snapshots the constants
+    once, after importing all it needs, and keeps them for every run.
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:
+        return
+    if not hasattr(providers, "_get_local_constants"):
+        return  # another hypothesis: the memo's consistency check still refuses contradictions
+    for module in ("grader.judging.diagnose", "grader.reports.class_report", "grader.judging.memo", "grader.reports.gradescope"):
+        try:
+            __import__(module)
+        except ImportError:
+            pass
+    try:
+        from grader.judging import diagnose
+
+        diagnose._table()  # built once here, before workers fork, not once per worker
+    except (ImportError, AttributeError):
+        pass
+    frozen = providers._get_local_constants()
+    providers._get_local_constants = lambda: frozen

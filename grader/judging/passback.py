@@ -1,0 +1,204 @@
+"""`--roster`, `--assignment`, `--missing` and `--adjust` of `grade` and `merge`: grades back into the LMS.
+
+Both files are read and checked before grading starts (a typo must not cost a class's run);
+after grading, the adjustments are applied, the results matched with the roster, and the
+gradebook, unmatched.csv and the feedback files written next to the other outputs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.reports import adjust
+from grader.core import exercise
+from grader.reports import feedback
+from grader.reports import gradebook
+from grader.reports.adjust import AdjustError, Plan
+from grader.judging.discovery import UsageError
+from grader.reports.files import write_atomic
+from grader.reports.roster import Match, Roster, RosterError, Student, match, read_roster
+from grader.core.safe_text import for_terminal
+
+
+@dataclass
+class Passback:
+    roster: Roster | None = None
+    column: int | None = None  # Canvas: the assignment's column
+    plan: Plan | None = None
+    missing: str = "zero"
+
+
+@dataclass
+class Done:
+    """What `apply` found, for the files and the summary."""
+
+    matched: Match | None = None
+    outcome: adjust.Outcome | None = None
+    warnings: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--roster", type=Path, metavar="FILE",
+                        help="the gradebook your LMS exported (Canvas gradebook CSV, Moodle grading worksheet, or a CSV "
+                        "keyed by SID/e-mail): writes an import-ready gradebook, unmatched.csv and feedback/ into --out")
+    parser.add_argument("--assignment", metavar="NAME",
+                        help="Canvas: the assignment column to fill (its title, id or whole heading), when the roster "
+                        "has several")
+    parser.add_argument("--missing", choices=("zero", "blank"), default="zero",
+                        help="the grade of a student on the roster with no submission (default zero; blank leaves the "
+                        "LMS's value alone)")
+    parser.add_argument("--adjust", type=Path, metavar="FILE",
+                        help="a TOML file of grade changes: per student, with a reason, and per diagnosis, with a comment "
+                        "(docs/lms-gradebook.md)")
+
+
+def load(args: argparse.Namespace) -> Passback:
+    """The roster and adjustments named on the command line, checked; UsageError for either's problem."""
+    ex = exercise.load()
+    if getattr(args, "roster", None) and getattr(args, "shard", None):
+        # A shard's gradebook would give every student of the other shards a 0.
+        raise UsageError("--roster with --shard: give --roster to `meteor-kit merge`, which sees the whole class")
+    try:
+        roster = read_roster(args.roster) if getattr(args, "roster", None) else None
+        column = None
+        if roster is not None and roster.kind == "canvas":
+            column = gradebook.assignment_column(roster, args.assignment, ex.id, ex.title)
+        elif getattr(args, "assignment", None):
+            raise RosterError("--assignment chooses a column of a Canvas gradebook: "
+                              + ("give one with --roster" if roster is None else f"this roster is {roster.kind}'s"))
+        plan = adjust.read_plan(args.adjust) if getattr(args, "adjust", None) else None
+    except (RosterError, AdjustError) as exc:
+        raise UsageError(str(exc)) from None
+    return Passback(roster, column, plan, getattr(args, "missing", "zero"))
+
+
+def _identities(matched: Match | None) -> dict[int, list[str]]:
+    if matched is None:
+        return {}
+    return {i: [s.lms_id, s.name, s.login, s.email] for i, s in matched.by_result.items()}
+
+
+def apply(document: dict, passback: Passback) -> Done:
+    """Match the results with the roster and apply the adjustments: in the results and in the document."""
+    results = document["submissions"]
+    for r in results:
+        r.pop("lms_student", None)
+    document.pop("lms", None)
+    document.pop("adjust", None)
+    done = Done()
+    if passback.roster is not None:
+        done.matched = match(results, passback.roster)
+        for i, s in done.matched.by_result.items():
+            results[i]["lms_student"] = {"lms_id": s.lms_id, "name": s.name}
+        document["lms"] = {
+            "roster": str(passback.roster.path), "kind": passback.roster.kind,
+            "matched": len(done.matched.by_result),
+            "missing": [{"lms_id": s.lms_id, "name": s.name} for s in done.matched.missing],
+            "unmatched": [{"submission": results[i].get("submission"), "reason": why} for i, why in done.matched.unmatched],
+        }
+        done.warnings += passback.roster.warnings
+    done.outcome = adjust.apply(results, passback.plan, _identities(done.matched))
+    if passback.plan is not None:
+        document["adjust"] = {"file": passback.plan.path, "adjusted": done.outcome.adjusted,
+                              "unused": done.outcome.unused, "clamped": done.outcome.clamped}
+    return done
+
+
+def write(out: Path, document: dict, passback: Passback, done: Done) -> None:
+    """The gradebook, unmatched.csv, feedback/ (and Moodle's zip): only with a roster or adjustments."""
+    if passback.roster is None and passback.plan is None:
+        return
+    results = document["submissions"]
+    roster, matched = passback.roster, done.matched
+    owners: dict[int, Student] = matched.by_result if matched else {}
+    title = exercise.load().title
+    pages = [(i, r, owners.get(i), *feedback.render(r, owners.get(i), title)) for i, r in enumerate(results)]
+    if roster is not None and matched is not None:
+        name = gradebook.FILES[roster.kind]
+        if roster.kind == "canvas":
+            text = gradebook.canvas(roster, results, matched, passback.column, passback.missing)
+        elif roster.kind == "moodle":
+            comments = {owners[i].row: _comment(r) for i, r in enumerate(results) if i in owners}
+            text, warnings = gradebook.moodle(roster, results, matched, comments, passback.missing)
+            done.warnings += warnings
+            write_atomic(out / "feedback-moodle.zip", feedback.moodle_zip([(s, page) for _, _, s, _, page in pages if s is not None]))
+            done.files.append("feedback-moodle.zip")
+        else:
+            text = gradebook.plain(roster, results, matched, passback.missing)
+        write_atomic(out / name, text)
+        write_atomic(out / "unmatched.csv", gradebook.unmatched_csv(results, matched))
+        done.files[:0] = [name, "unmatched.csv"]
+    _write_folder(out / "feedback", pages)
+    done.files.append("feedback/")
+
+
+def _comment(result: dict) -> str:
+    """Moodle's Feedback comments cell: the score's story in a few lines."""
+    parts = ["Submitted late."] if (result.get("student") or {}).get("late") else []
+    if "adjusted_score" in result:
+        parts.append(f"The tests gave {result.get('score', 0):g}; adjusted: " + "; ".join(adjust.describe(e) for e in result["adjustments"]))
+    if result.get("diagnosis") and result["diagnosis"].get("text"):
+        parts.append(result["diagnosis"]["text"])
+    if result.get("status") not in ("graded", None):
+        parts.append(str(result.get("message", "")))
+    return " ".join(parts)[:4000]
+
+
+def _write_folder(target: Path, pages: list) -> None:
+    """feedback/ replaced whole, as report/ is: no file of a student no longer graded survives."""
+    staging = Path(tempfile.mkdtemp(prefix=".feedback.", dir=target.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    staging.chmod(0o777 & ~umask)  # mkdtemp's 0700 would hide the files from other readers
+    try:
+        used: set[str] = set()
+        for _, r, student, md, page in pages:
+            base = feedback.file_base(r, student, used)
+            # The folder is swapped in whole, as report/ is: one fsync per file (write_atomic's) cost
+            # 3 ms each, 6 s for a class of 1,000, and bought nothing a reader could see.
+            (staging / f"{base}.md").write_text(md, encoding="utf-8")
+            (staging / f"{base}.html").write_text(page, encoding="utf-8")
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=".feedback-old.", dir=target.parent))
+            os.replace(target, old / "feedback")
+            os.replace(staging, target)
+            shutil.rmtree(old)
+        else:
+            os.replace(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def summary(document: dict, done: Done) -> list[str]:
+    """The terminal summary's lines about the roster and the adjustments."""
+    lines = []
+    lms = document.get("lms")
+    if lms:
+        unmatched = lms["unmatched"]
+        lines.append(f"roster ({lms['kind']}): {lms['matched']} matched, {len(lms['missing'])} without a submission, "
+                     f"{len(unmatched)} submission(s) matching nobody" + (" (unmatched.csv):" if unmatched else ""))
+        for u in unmatched[:10]:
+            lines.append(f"  {for_terminal(str(u['submission']), one_line=True)}: {for_terminal(u['reason'], one_line=True)}")
+        if len(unmatched) > 10:
+            lines.append(f"  and {len(unmatched) - 10} more")
+        if lms["missing"]:
+            names = [for_terminal(m["name"] or m["lms_id"], one_line=True) for m in lms["missing"][:10]]
+            more = f" and {len(lms['missing']) - 10} more" if len(lms["missing"]) > 10 else ""
+            lines.append(f"  without a submission (marked missing in the gradebook): {'; '.join(names)}{more}")
+    adjusted = document.get("adjust")
+    if adjusted:
+        lines.append(f"adjustments ({for_terminal(adjusted['file'], one_line=True)}): {adjusted['adjusted']} submission(s) adjusted")
+        for problem in [*adjusted["unused"], *adjusted["clamped"]]:
+            lines.append(f"  warning: {for_terminal(problem, one_line=True)}")
+    for warning in done.warnings:
+        lines.append(f"warning: {for_terminal(warning, one_line=True)}")
+    if done.files:
+        lines.append(f"for the LMS: {', '.join(done.files)}")
+    return lines

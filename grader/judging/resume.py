@@ -1,0 +1,50 @@
+"""Running the same `grade` command again: results kept for submissions whose code and kit are unchanged.
+
+A result is reused when its key matches: the code as graded (or the reason it cannot be),
+the settings that change verdicts, and the kit's version, a digest of every file that judges
+(the grader, the hidden tests, the exercise, the reference). A submission that was not
+graded, or on which the grader itself failed, is always graded again.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from pathlib import Path
+
+from grader.core.exercise import KIT_ROOT
+
+# What decides a verdict: a change to any of these grades the whole class again.
+JUDGES = ("grader", "hidden_tests", "problem", "solutions")
+REGRADE = {"not_graded"}
+
+
+@functools.cache
+def kit_version() -> str:
+    digest = hashlib.sha256()
+    for folder in JUDGES:
+        for path in sorted((KIT_ROOT / folder).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                digest.update(str(path.relative_to(KIT_ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def key(source: str, problem: str, settings: dict) -> str:
+    """The key of one submission's result."""
+    text = json.dumps([kit_version(), source, problem, settings], sort_keys=True, ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def previous(out: Path) -> dict[str, dict]:
+    """The results of the last run in `out` that can be reused, by key (none if unreadable)."""
+    try:
+        document = json.loads((out / "results.json").read_text(encoding="utf-8"))
+        results = document["submissions"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    kept = {}
+    for r in results:
+        if isinstance(r, dict) and r.get("key") and r.get("status") not in REGRADE and not str(r.get("message", "")).startswith("the grader failed"):
+            kept[r["key"]] = r
+    return kept

@@ -1,0 +1,83 @@
+"""Identical and near-identical submissions, found with copydetect (winnowing) on the code as graded.
+
+It reads the code recorded in the results; it never runs it. copydetect tokenizes each file
+(names become V and F, strings S, comments go), fingerprints its 25-character k-grams, and
+measures which share of each file's tokens another file covers. The starter's code is
+boilerplate: what every student was given is never evidence. Why copydetect, and how well
+it finds planted copies: docs/similarity.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import itertools
+import tokenize
+
+from grader.core import exercise
+
+K = 25  # characters of tokenized code in a k-gram: copydetect's default noise threshold
+WINDOW = 1  # keep every k-gram: the files are short, and recall matters more than speed here
+THRESHOLD = 0.75  # flagged when a file shares this much of its tokens with another
+# A pair is compared in full only when one file holds this share of the other's fingerprints:
+# planted copies held 0.71 or more, independent solutions at most 0.28 (docs/similarity.md).
+CANDIDATE = 0.5
+MAX_PAIRS = 2000  # kept in results.json: a class that shares one file makes pairs by the thousand
+
+
+def _normal(source: str) -> str:
+    """The code's tokens without comments or layout: two files equal here are 'identical'."""
+    try:
+        tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+        return "\0".join(t.string for t in tokens if t.type not in (tokenize.COMMENT, tokenize.NL))
+    except (tokenize.TokenError, SyntaxError):
+        return source
+
+
+def similar_pairs(results: list[dict]) -> list[dict]:
+    """Pairs of submissions whose code overlaps, most overlap first: {"a", "b", "overlap", "identical"}."""
+    import numpy as np
+    from copydetect import CodeFingerprint, compare_files
+
+    starter = CodeFingerprint("starter.py", K, WINDOW, language="python",
+                              fp=io.StringIO(exercise.KIT_ROOT.joinpath("problem", "starter.py").read_text(encoding="utf-8")))
+    boilerplate = np.array(sorted(starter.hashes), dtype=np.int64)
+    # Files with the same tokenized code (a copy with names changed, comments or layout too)
+    # overlap fully: they form one group, and copydetect compares one file of each group.
+    groups: dict[str, list[tuple[str, bytes]]] = {}
+    prints = {}
+    for r in results:
+        source = r.get("source")
+        if not source or r.get("status") == "not_graded":
+            continue
+        name = str(r["submission"])
+        try:
+            fingerprint = CodeFingerprint(name, K, WINDOW, boilerplate=boilerplate, language="python", fp=io.StringIO(source))
+        except Exception:  # noqa: BLE001 - a file the tokenizer cannot take is left out, not the class
+            continue
+        if not fingerprint.hashes:  # nothing beyond the starter: nothing to compare
+            continue
+        digest = hashlib.sha256(_normal(source).encode("utf-8", "replace")).digest()
+        members = groups.setdefault(fingerprint.filtered_code, [])
+        if not members:
+            prints[fingerprint.filtered_code] = fingerprint
+        members.append((name, digest))
+    pairs = []
+    for members in groups.values():
+        for (a, digest_a), (b, digest_b) in itertools.combinations(members, 2):
+            pairs.append(_pair(a, b, 1.0, digest_a == digest_b))
+    for one, other in itertools.combinations(groups, 2):
+        first, second = prints[one], prints[other]
+        if len(first.hashes & second.hashes) < CANDIDATE * min(len(first.hashes), len(second.hashes)):
+            continue
+        _, (share_a, share_b), _ = compare_files(first, second)
+        overlap = float(max(share_a, share_b))
+        if overlap >= THRESHOLD:
+            pairs += [_pair(a, b, overlap, False) for a, _ in groups[one] for b, _ in groups[other]]
+    pairs.sort(key=lambda p: (-p["overlap"], p["a"], p["b"]))
+    return pairs
+
+
+def _pair(a: str, b: str, overlap: float, identical: bool) -> dict:
+    a, b = sorted((a, b))
+    return {"a": a, "b": b, "overlap": round(overlap, 3), "identical": identical}

@@ -1,0 +1,180 @@
+"""Feedback for each student (Markdown and HTML), Moodle's feedback-files zip, and the report's LMS banner.
+
+What a student reads is what Gradescope would show them: the messages of the tiers whose
+inputs are secret pass through the same filter (grader/reports/gradescope.py), and what the
+submission printed is left out. Every piece of student text is escaped: names, messages,
+reasons.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import re
+import time
+import zipfile
+
+from grader.reports.adjust import describe, final_score
+from grader.reports.gradescope import student_message
+from grader.reports.roster import Student
+from grader.core.safe_text import for_terminal, safe_name
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'"
+STYLE = ("body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1a202c;"
+         "overflow-wrap:anywhere}"
+         "h1{font-size:1.5rem}.score{font-size:1.25rem;font-weight:700}li{margin:.4rem 0}"
+         ".msg{white-space:pre-wrap;font-family:ui-monospace,monospace;font-size:.9rem}")
+FEEDBACK_FILE = "feedback.html"
+
+
+def _line(text: object) -> str:
+    return for_terminal(str(text), one_line=True)
+
+
+def _md(text: object) -> str:
+    """Student text in Markdown: no link, image, code or HTML of theirs survives (those marks backslashed)."""
+    return re.sub(r"([\\`\[\]<>&])", r"\\\1", for_terminal(str(text)))
+
+
+def _md_block(text: str, indent: str = "  ") -> list[str]:
+    """`text` as a fenced code block (nothing in it is markup), its fence longer than any run of backticks in it."""
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall("`+", text)), default=0))
+    return [indent + line for line in [fence + "text", *for_terminal(text).splitlines(), fence]]
+
+
+def _failed(result: dict) -> list[tuple[str, str]]:
+    """(name, message) of each test not passed, as a student may see them."""
+    return [(f"{t['tier']}: {t['name']}", student_message(t)) for t in result.get("tests", []) if t.get("status") != "pass"]
+
+
+def _score_line(result: dict) -> tuple[str, str]:
+    top = result.get("max_score") or 0
+    if result.get("status") == "not_graded":
+        return "not graded yet", ""
+    score = final_score(result)
+    share = f" ({score / top:.0%})" if top else ""
+    was = f"the tests gave {result.get('score', 0):g}; see the adjustments below" if "adjusted_score" in result else ""
+    return f"{score:g} / {top:g}{share}", was
+
+
+def render(result: dict, student: Student | None, title: str) -> tuple[str, str]:
+    """One student's feedback: (Markdown, HTML)."""
+    name = (student.name if student else "") or str((result.get("student") or {}).get("name") or result.get("submission", ""))
+    score, was = _score_line(result)
+    late = (result.get("student") or {}).get("late")
+    failed = _failed(result)
+    tests = result.get("tests") or []
+    diagnosis = (result.get("diagnosis") or {}).get("text") or ""
+    adjustments = [describe(e) for e in result.get("adjustments", [])]
+    message = str(result.get("message") or "")
+
+    md = [f"# {_md(title)}: feedback for {_md(_line(name))}", "", f"**Score: {score}**" + (f" ({was})" if was else "")]
+    h = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
+         '<meta name="viewport" content="width=device-width, initial-scale=1">',
+         f"<title>{html.escape(title)}: feedback for {html.escape(_line(name))}</title><style>{STYLE}</style></head><body>",
+         f"<h1>{html.escape(title)}: feedback for {html.escape(_line(name))}</h1>",
+         f'<p class="score">Score: {html.escape(score)}</p>' + (f"<p>({html.escape(was)})</p>" if was else "")]
+    if late:
+        md += ["", "Submitted late."]
+        h.append("<p>Submitted late.</p>")
+    if message and result.get("status") != "graded":
+        md += ["", _md(message)]
+        h.append(f'<p class="msg">{html.escape(for_terminal(message))}</p>')
+    if adjustments:
+        md += ["", "## Adjustments", ""] + [f"- {_md(a)}" for a in adjustments]
+        h.append("<h2>Adjustments</h2><ul>" + "".join(f"<li>{html.escape(for_terminal(a))}</li>" for a in adjustments) + "</ul>")
+    if diagnosis:
+        md += ["", "## Diagnosis", "", _md(diagnosis)]
+        h.append(f"<h2>Diagnosis</h2><p>{html.escape(for_terminal(diagnosis))}</p>")
+    if result.get("status") == "graded":
+        heading = f"Tests not passed: {len(failed)} of {len(tests)}" if failed else f"Every test passed ({len(tests)})"
+        md += ["", f"## {heading}"]
+        h.append(f"<h2>{html.escape(heading)}</h2>")
+        if failed:
+            md.append("")
+            for n, m in failed:
+                md.append(f"- **{_md(_line(n))}**")
+                md += _md_block(m) if m else []
+            h.append("<ul>" + "".join(f'<li><b>{html.escape(_line(n))}</b>' + (f'<div class="msg">{html.escape(for_terminal(m))}</div>' if m else "")
+                                      + "</li>" for n, m in failed) + "</ul>")
+    h.append("</body></html>")
+    return "\n".join(md) + "\n", "\n".join(h) + "\n"
+
+
+def file_base(result: dict, student: Student | None, used: set[str]) -> str:
+    """A file name for this student's feedback, from their LMS id and name, unique even ignoring case."""
+    base = safe_name(f"{student.lms_id}-{student.name}" if student else str(result.get("submission", "")))[:100]
+    name, n = base, 1
+    while name.casefold() in used:
+        n += 1
+        name = f"{base}-{n}"
+    used.add(name.casefold())
+    return name
+
+
+def moodle_folder(student: Student) -> str:
+    """`<Full name>_<participant id>_assignsubmission_file_`, as Moodle's zip import parses it.
+
+    Moodle splits the folder's name on `_` and reads the participant id second: an underscore
+    in the name would shift it, so names lose theirs (and anything that is not a letter,
+    digit, space or `.-'`), which Moodle never reads back.
+    """
+    name = re.sub(r"[^\w .'-]|_", " ", student.name)
+    name = " ".join(name.split())[:80].strip(". ") or "Participant"
+    return f"{name}_{int(student.lms_id)}_assignsubmission_file_"
+
+
+def moodle_zip(pages: list[tuple[Student, str]]) -> bytes:
+    """The zip for Moodle's "Upload multiple files in a zip": one folder per student holding feedback.html."""
+    buffer = io.BytesIO()
+    stamp = time.localtime()[:6]
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+        for student, page in pages:
+            if not student.lms_id.isdigit():
+                continue
+            info = zipfile.ZipInfo(f"{moodle_folder(student)}/{FEEDBACK_FILE}", date_time=stamp)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, page)
+    return buffer.getvalue()
+
+
+def report_banner(document: dict) -> str:
+    """report.html's lines about the roster and the adjustments: who matched nobody, what was changed."""
+    out = []
+    lms = document.get("lms")
+    if lms:
+        unmatched = lms.get("unmatched") or []
+        text = (f"Roster ({html.escape(str(lms.get('kind', '')))}): {lms.get('matched', 0)} matched, "
+                f"{len(lms.get('missing') or [])} on the roster without a submission, "
+                f"{len(unmatched)} submission{'' if len(unmatched) == 1 else 's'} matching nobody (unmatched.csv).")
+        out.append(f'<div class="banner note" id="roster">{text}')
+        if unmatched:
+            items = "".join(f"<li>{html.escape(str(u.get('submission', '')))}: {html.escape(str(u.get('reason', '')))}</li>"
+                            for u in unmatched[:50])
+            more = f"<li>and {len(unmatched) - 50} more</li>" if len(unmatched) > 50 else ""
+            out.append(f"<details><summary>Submissions matching nobody on the roster</summary><ul>{items}{more}</ul></details>")
+        missing = lms.get("missing") or []
+        if missing:
+            items = "".join(f"<li>{html.escape(str(m.get('name') or m.get('lms_id') or ''))}</li>" for m in missing[:200])
+            more = f"<li>and {len(missing) - 200} more</li>" if len(missing) > 200 else ""
+            out.append(f"<details><summary>On the roster without a submission</summary><ul>{items}{more}</ul></details>")
+        out.append("</div>")
+    adjust = document.get("adjust")
+    if adjust:
+        text = f"Adjustments from {html.escape(str(adjust.get('file', '')))}: {adjust.get('adjusted', 0)} submission(s) adjusted."
+        problems = [*(adjust.get("unused") or []), *(adjust.get("clamped") or [])]
+        items = "".join(f"<li>{html.escape(p)}</li>" for p in problems)
+        out.append(f'<div class="banner note" id="adjustments">{text}{f"<ul>{items}</ul>" if items else ""}</div>')
+    return "".join(out)
+
+
+def adjustments_html(result: dict) -> str:
+    """A student's adjustments, for their page in the class report."""
+    entries = result.get("adjustments") or []
+    if not entries:
+        return ""
+    items = "".join(f"<li>{html.escape(for_terminal(describe(e)))}</li>" for e in entries)
+    return (f'<div class="diag none" id="adjustments">Adjusted from {result.get("score", 0):g} to '
+            f'{final_score(result):g}:<ul>{items}</ul></div>')

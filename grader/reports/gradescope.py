@@ -1,0 +1,107 @@
+"""Gradescope's results.json format: one submission's result as Gradescope shows it to the student."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Students see examples, hidden and properties tests (their names and messages) at once;
+# private tests only once the instructor publishes the grades.
+VISIBILITY = {"examples": "visible", "hidden": "visible", "properties": "visible", "private": "after_published"}
+
+# The only tier whose inputs students see, so the only one whose printed output may be shown:
+# a submission could print the inputs of any other test.
+SHOWS_PRINTED = {"examples"}
+
+# Messages of the tiers whose inputs are secret are shown only when everything in them that
+# the submission chose is a number; a returned string, an exception's text or a traceback
+# could carry the input.
+NUMBER = r"-?(?:\d+(?:\.\d*)?(?:e[-+]?\d+)?|inf|nan)"
+RULE = r"(?: \[rule: [^\[\]\n]*\])?"
+SAFE_MESSAGES = re.compile("|".join([
+    rf"expected {NUMBER}(?: or {NUMBER})?, got {NUMBER}(?: \(not rounded to 3 decimals\))?{RULE}",
+    rf"the fragmented candidate scored {NUMBER}, not lower than the contiguous one \({NUMBER}\){RULE}",
+    rf"an exact match of \d+ words should score at least {NUMBER}, got {NUMBER}{RULE}",
+]))
+EXPECTED = re.compile(rf"expected ({NUMBER}(?: or {NUMBER})?)[,:]")
+# The grader's own failures (runner.run's, grade._grader_failed's) quote pytest or an exception, which may
+# quote a hidden test: the student gets a sentence, the instructor the details on stdout.
+INTERNAL_FAILURES = ("the test run itself failed", "the grader failed on this submission")
+GRADER_FAILED = "The autograder failed on this submission; your instructor can see why."
+SECRET_DETAIL = {
+    "fail": "it returned something that is not a float",
+    "error": "it raised an exception or crashed",
+    "timeout": "it did not return in time",
+    "not_run": "it was not run: the time for your submission was used up",
+}
+
+def to_gradescope(result: dict) -> dict:
+    """One submission's result in Gradescope's results.json format."""
+    tests = []
+    for number, test in enumerate(result["tests"], start=1):
+        tier = test["tier"]
+        message = student_message(test)
+        lines = [message] if message else []
+        if test["output"] and tier in SHOWS_PRINTED:
+            lines.append("printed:\n" + test["output"])
+        tests.append({
+            "name": clean(f"{tier}: {test['name']}"),
+            "number": str(number),
+            "score": test["score"],
+            "max_score": test["max_score"],
+            "status": "passed" if test["status"] == "pass" else "failed",
+            "output": clean("\n".join(lines)),
+            "visibility": VISIBILITY.get(tier, "hidden"),
+        })
+    return {
+        "score": result["score"],
+        "execution_time": round(result.get("duration", 0.0)),
+        "output": clean(_summary(result)),
+        # What the grader prints is for the instructor.
+        "stdout_visibility": "hidden",
+        "tests": tests,
+    }
+
+
+def student_message(test: dict) -> str:
+    """A test's message as a student may read it (the feedback files show the same)."""
+    if test["message"].startswith(INTERNAL_FAILURES):
+        return GRADER_FAILED
+    if test["tier"] in SHOWS_PRINTED or test["tier"] == "properties":
+        return test["message"]  # inputs students see anyway (properties: the shrunk counterexample)
+    return _secret_safe(test)
+
+
+def _summary(result: dict) -> str:
+    message = result["message"]
+    if message.startswith(INTERNAL_FAILURES):
+        return GRADER_FAILED
+    summary = message or f"{result['passed']}/{len(result['tests'])} tests passed"
+    # The same sentence the page and `check` show; its example is a probe's or a visible test's input.
+    diagnosis = result.get("diagnosis") or {}
+    text = diagnosis.get("text") or diagnosis.get("message")
+    return f"{summary}\n\nDiagnosis: {text}" if text else summary
+
+
+def _secret_safe(test: dict) -> str:
+    """A hidden or private test's message, without anything the submission could fill with the input.
+
+    Hidden tests keep the numbers they returned, as the page shows them. Private tests do not:
+    a number can carry a few characters of the input, and with the input secret, the wrong
+    number tells the student nothing they can act on.
+    """
+    message = test["message"]
+    if not message or (test["tier"] != "private" and SAFE_MESSAGES.fullmatch(message)):
+        return message
+    expected = EXPECTED.match(message)
+    if SAFE_MESSAGES.fullmatch(message):
+        detail = "it returned another number"
+    else:
+        detail = SECRET_DETAIL.get(test["status"], "it did not pass")
+    head = f"expected {expected.group(1)}, but {detail}" if expected else detail[0].upper() + detail[1:]
+    return head + " (details are not shown for tests whose input is secret)"
+
+
+def clean(text: str) -> str:
+    """Valid UTF-8 text without control characters (newlines and tabs kept)."""
+    return "".join(c if c in "\n\t" or unicodedata.category(c) not in ("Cc", "Cs") else "\ufffd" for c in text)

@@ -1,0 +1,300 @@
+"""The gradebook an LMS exported (`--roster FILE`): its format, its students, and who submitted what.
+
+A roster is trusted no more than a submission: it passed through spreadsheets and e-mail, and
+its names are the students' own. It is read as bytes, at most ROSTER_LIMIT of them, decoded
+as UTF-8 (a BOM is fine; bytes that are not UTF-8 become U+FFFD, with a warning), with any
+line ends, and a cell of more than CELL_LIMIT characters is refused.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import stat
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.core.safe_text import valid
+
+ROSTER_LIMIT = 50_000_000  # bytes: a gradebook of 100,000 students with 50 columns is well under this
+CELL_LIMIT = 100_000  # characters in one cell (csv's own default limit is 131,072)
+
+CANVAS_IDENTITY = ("Student", "ID", "SIS User ID", "SIS Login ID")
+MOODLE_COLUMNS = ("Identifier", "Full name", "Grade", "Maximum Grade", "Last modified (grade)")
+# Canvas's read-only and identity columns: never an assignment.
+CANVAS_NOT_ASSIGNMENTS = re.compile(
+    r"^(Student|ID|SIS User ID|SIS Login ID|Integration ID|Root Account|Section|"
+    r".*(Current|Final|Unposted Current|Unposted Final|Override) (Score|Grade|Points))$")
+CANVAS_ASSIGNMENT = re.compile(r"^(?P<title>.*\S)\s*\((?P<id>\d+)\)$")
+PARTICIPANT = re.compile(r"^Participant (\d+)$")
+# A Moodle download's folder, `<Full name>_<participant id>_assignsubmission_file_`, in a submission's name.
+MOODLE_FOLDER = re.compile(r"_(\d+)_assignsubmission_")
+# Gradescope's roster and its grades export; any CSV with one of these identity columns is a plain roster.
+PLAIN_IDS = ("SID", "Student ID", "Email", "Email address", "lms_id", "Login", "Username")
+
+
+class RosterError(Exception):
+    """A roster that cannot be used: the command stops before grading, with this one line."""
+
+
+@dataclass
+class Student:
+    """One student on the roster."""
+
+    row: int  # index into Roster.rows
+    lms_id: str  # Canvas's ID, Moodle's participant number, Gradescope's SID (or e-mail)
+    name: str
+    login: str = ""
+    email: str = ""
+    maximum: float | None = None  # Moodle: this row's Maximum Grade
+
+
+@dataclass
+class Roster:
+    kind: str  # "canvas", "moodle" or "plain"
+    path: str
+    header: list[str]
+    rows: list[list[str]]  # every row after the header, as read (Canvas's "Points Possible" too)
+    students: list[Student]
+    warnings: list[str] = field(default_factory=list)
+
+    def column(self, name: str) -> int:
+        return self.header.index(name)
+
+
+def read_roster(path: Path) -> Roster:
+    """The roster in `path`, its format detected from its header."""
+    try:
+        # A FIFO or a device would block the read, or never end it.
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise RosterError(f"the roster {path} is not a regular file")
+        with open(path, "rb") as f:
+            data = f.read(ROSTER_LIMIT + 1)
+    except OSError as exc:
+        raise RosterError(f"cannot read the roster {path}: {exc.strerror or exc}") from None
+    if len(data) > ROSTER_LIMIT:
+        raise RosterError(f"the roster {path} is larger than {ROSTER_LIMIT // 1_000_000} MB; is it a gradebook?")
+    return parse_roster(data, str(path))
+
+
+def parse_roster(data: bytes, path: str = "roster") -> Roster:
+    warnings = []
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        text = data.decode("utf-8-sig", errors="replace")
+        warnings.append(f"the roster is not valid UTF-8 (first bad byte at {exc.start}): those bytes became U+FFFD; "
+                        "save it as CSV UTF-8 to keep every name")
+    text = valid(text)  # a str handed in may hold lone surrogates
+    if "\x00" in text:
+        raise RosterError(f"the roster {path} holds NUL bytes: it is not a CSV file (an .xlsx? export it as CSV)")
+    rows = _rows(text, path)
+    while rows and not any(cell.strip() for cell in rows[0]):
+        rows.pop(0)
+    if not rows:
+        raise RosterError(f"the roster {path} is empty")
+    header = [unicodedata.normalize("NFC", cell.strip()) for cell in rows[0]]
+    body = [row + [""] * (len(header) - len(row)) for row in rows[1:] if any(cell.strip() for cell in row)]
+    # Canvas leaves out the SIS columns for instructors who may not see them: Student and ID, and a
+    # Section or an assignment column, are enough.
+    if "Student" in header and "ID" in header and ("Section" in header or "SIS Login ID" in header
+                                                     or any(CANVAS_ASSIGNMENT.match(h) for h in header)):
+        roster = _canvas(path, header, body)
+    elif all(name in header for name in MOODLE_COLUMNS):
+        roster = _moodle(path, header, body)
+    elif any(name.casefold() in {p.casefold() for p in PLAIN_IDS} for name in header):
+        roster = _plain(path, header, body)
+    else:
+        shown = ", ".join(repr(h[:40]) for h in header[:8])
+        raise RosterError(f"the roster {path} is not a gradebook this kit knows: its header ({shown}) is neither Canvas's "
+                          f"({', '.join(CANVAS_IDENTITY)}, ...) nor Moodle's grading worksheet ({', '.join(MOODLE_COLUMNS)}, ...) "
+                          f"nor a CSV with one of {', '.join(PLAIN_IDS)}")
+    roster.warnings[:0] = warnings
+    _refuse_duplicates(roster)
+    return roster
+
+
+def _rows(text: str, path: str) -> list[list[str]]:
+    reader = csv.reader(io.StringIO(text, newline=""), strict=False)
+    rows = []
+    try:
+        for row in reader:
+            if any(len(cell) > CELL_LIMIT for cell in row):
+                raise RosterError(f"the roster {path} has a cell of more than {CELL_LIMIT:,} characters on line "
+                                  f"{reader.line_num}: not a gradebook")
+            rows.append(row)
+    except csv.Error as exc:
+        raise RosterError(f"the roster {path} is not a readable CSV file (line {reader.line_num}: {exc})") from None
+    return rows
+
+
+def _cell(row: list[str], header: list[str], name: str) -> str:
+    return row[header.index(name)].strip() if name in header else ""
+
+
+def _canvas(path: str, header: list[str], body: list[list[str]]) -> Roster:
+    students = []
+    for i, row in enumerate(body):
+        name, lms_id = _cell(row, header, "Student"), _cell(row, header, "ID")
+        # "Points Possible", posting-policy rows and the like have no user id: kept, never a student;
+        # nor is the test student that Canvas's Student View creates.
+        if not lms_id or name in ("Points Possible", "Student, Test", "Test Student"):
+            continue
+        students.append(Student(i, lms_id, name, login=_cell(row, header, "SIS Login ID")))
+    return Roster("canvas", path, header, body, students)
+
+
+def _moodle(path: str, header: list[str], body: list[list[str]]) -> Roster:
+    students = []
+    for i, row in enumerate(body):
+        found = PARTICIPANT.match(_cell(row, header, "Identifier"))
+        if not found:
+            continue
+        students.append(Student(i, found.group(1), _cell(row, header, "Full name"), email=_cell(row, header, "Email address"),
+                                maximum=parse_number(_cell(row, header, "Maximum Grade"))))
+    return Roster("moodle", path, header, body, students)
+
+
+def _plain(path: str, header: list[str], body: list[list[str]]) -> Roster:
+    folded = {h.casefold(): h for h in header}
+
+    def get(row: list[str], *names: str) -> str:
+        for name in names:
+            if name.casefold() in folded:
+                value = _cell(row, header, folded[name.casefold()])
+                if value:
+                    return value
+        return ""
+
+    students = []
+    for i, row in enumerate(body):
+        email = get(row, "Email", "Email address")
+        lms_id = get(row, "lms_id", "SID", "Student ID") or email or get(row, "Login", "Username")
+        if not lms_id:
+            continue
+        name = get(row, "Name", "Full name") or " ".join(x for x in (get(row, "First Name"), get(row, "Last Name")) if x)
+        students.append(Student(i, lms_id, name, login=get(row, "Login", "Username"), email=email))
+    return Roster("plain", path, header, body, students)
+
+
+def _refuse_duplicates(roster: Roster) -> None:
+    seen: dict[str, Student] = {}
+    twice = []
+    for s in roster.students:
+        if s.lms_id in seen:
+            twice.append(s.lms_id)
+        seen[s.lms_id] = s
+    if twice:
+        shown = ", ".join(repr(x[:40]) for x in sorted(set(twice))[:10])
+        raise RosterError(f"the roster {roster.path} lists the same student id more than once ({shown}): a grade could "
+                          "land on the wrong row; export the gradebook again")
+
+
+def parse_number(text: str) -> float | None:
+    """A number as a gradebook writes it ("100.00", "7,5"), or None."""
+    try:
+        value = float(text.replace(",", "."))
+    except ValueError:
+        return None
+    return value if value == value and abs(value) != float("inf") else None
+
+
+# ---------------------------------------------------------------- matching
+
+
+@dataclass
+class Match:
+    """Who submitted what: each result's roster row, the rows nobody matched, the results nobody owns."""
+
+    by_result: dict[int, Student]  # index into the results -> student
+    missing: list[Student]
+    unmatched: list[tuple[int, str]]  # (index into the results, why)
+
+
+def _fold(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", str(text)).casefold().split())
+
+
+def _squash(text: str) -> str:
+    """A name as Canvas writes it in a download's file name: lower case, letters and digits only."""
+    return re.sub(r"[\W_]", "", _fold(text))
+
+
+def _stem(submission: str) -> str:
+    name = submission.rsplit("/", 1)[-1]
+    return re.sub(r"\.(py|ipynb)$", "", name, flags=re.IGNORECASE)
+
+
+def _keys(student: Student, kind: str) -> list[tuple[int, str]]:
+    """(strength, key) pairs a result can match this student by; lower strength wins."""
+    keys = [(0, "id:" + student.lms_id)]
+    if student.login:
+        keys.append((1, "login:" + _fold(student.login)))
+    if student.email:
+        keys.append((1, "email:" + _fold(student.email)))
+    if student.name:
+        keys.append((2, "name:" + _fold(student.name)))
+    return keys
+
+
+def _result_keys(result: dict, kind: str) -> list[tuple[int, str]]:
+    """The keys a result offers: its `student` identity first, then what its submission's name says."""
+    who = result.get("student") or {}
+    keys = []
+    if who.get("lms_id") not in (None, ""):
+        keys.append((0, "id:" + str(who["lms_id"]).strip()))
+    for field_name in ("login", "email"):
+        if who.get(field_name):
+            keys.append((1, f"{field_name}:" + _fold(who[field_name])))
+    if who.get("name"):
+        keys.append((2, "name:" + _fold(who["name"])))
+    # No identity from the download's layout: the submission's own name (a file named after the student).
+    submission = str(result.get("submission", ""))
+    stem = _stem(submission)
+    # The last such id: a student may put "_9_assignsubmission_" in their own full name.
+    folder = MOODLE_FOLDER.findall(submission)
+    if folder and kind == "moodle":
+        keys.append((3, "id:" + folder[-1]))
+    keys += [(4, "id:" + stem.strip()), (4, "login:" + _fold(stem)), (4, "email:" + _fold(stem)), (4, "name:" + _fold(stem)),
+             (5, "squashed:" + _squash(stem))]
+    return keys
+
+
+def match(results: list[dict], roster: Roster) -> Match:
+    """Each result's student on the roster: by LMS id, then login or e-mail, then name, then the file's name."""
+    index: dict[str, list[Student]] = {}
+    for s in roster.students:
+        for _, key in _keys(s, roster.kind):
+            index.setdefault(key, []).append(s)
+        if roster.kind == "canvas" and s.name:
+            # Canvas names download files after the sortable name squashed: "Martinez, Bob" -> martinezbob.
+            index.setdefault("squashed:" + _squash(s.name), []).append(s)
+    claims: dict[int, list[tuple[int, int]]] = {}  # roster row -> [(strength, result index)]
+    unmatched: list[tuple[int, str]] = []
+    for i, r in enumerate(results):
+        found = None
+        ambiguous = False
+        for strength, key in _result_keys(r, roster.kind):
+            people = {id(s): s for s in index.get(key, [])}
+            if len(people) == 1:
+                found = (strength, next(iter(people.values())))
+                break
+            if len(people) > 1:
+                ambiguous = True  # two students share that name: try a stronger key, never guess
+        if found is None:
+            unmatched.append((i, "matches more than one student on the roster" if ambiguous else "matches nobody on the roster"))
+            continue
+        claims.setdefault(found[1].row, []).append((found[0], i))
+    by_result: dict[int, Student] = {}
+    rows = {s.row: s for s in roster.students}
+    for row, claimants in claims.items():
+        claimants.sort()
+        by_result[claimants[0][1]] = rows[row]
+        first = str(results[claimants[0][1]].get("submission", ""))
+        for _, i in claimants[1:]:
+            unmatched.append((i, f"its student ({rows[row].name or rows[row].lms_id}) already has a submission: {first}"))
+    missing = [s for s in roster.students if s.row not in claims]
+    return Match(by_result, missing, sorted(unmatched))

@@ -1,0 +1,1 @@
+"""The trust boundary: `child` runs untrusted code inside the jail; `host` starts and talks to it."""

@@ -45,14 +45,16 @@ def _umask() -> int:
 def grades_csv(results: list[dict]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    # Columns are only added: the adjusted score and its reasons when --adjust changed any, then who each row is.
+    # Columns are only added: who each row is (always, so its columns never move), then the adjusted
+    # score and its reasons when --adjust changed any.
     adjusted = any("adjustments" in r for r in results)
-    writer.writerow(CSV_COLUMNS + (("adjusted_score", "adjustments") if adjusted else ()) + IDENTITY_COLUMNS)
+    writer.writerow(CSV_COLUMNS + IDENTITY_COLUMNS + (("adjusted_score", "adjustments") if adjusted else ()))
     for r in results:
         row = [for_csv(r["submission"]), f"{r['score']:g}", f"{r['max_score']:g}", for_csv(r["status"]), r["passed"], len(r["tests"])]
+        row += _identity_cells(r)
         if adjusted:
             row += [f"{final_score(r):g}", for_csv(" | ".join(describe(e) for e in r.get("adjustments", [])))]
-        writer.writerow(row + _identity_cells(r))
+        writer.writerow(row)
     return buffer.getvalue()
 
 

@@ -145,7 +145,8 @@ def _plan(members: list[zipfile.ZipInfo]) -> tuple[list[tuple[zipfile.ZipInfo, t
             plan.append((info, parts + ("",)))
             continue
         if info.file_size > MAX_MEMBER:
-            raise ArchiveError(f"member {shown} unpacks to {info.file_size} bytes; at most {MAX_MEMBER} are allowed (a zip bomb?)")
+            raise ArchiveError(f"member {shown} unpacks to {info.file_size} bytes; "
+                               f"at most {MAX_MEMBER} are allowed (a zip bomb?)")
         if info.file_size > RATIO_FROM and info.file_size > MAX_RATIO * max(info.compress_size, 1):
             raise ArchiveError(f"member {shown} unpacks to {info.file_size // max(info.compress_size, 1)} times its "
                                f"packed size; at most {MAX_RATIO} is allowed (a zip bomb?)")

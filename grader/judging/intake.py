@@ -102,7 +102,8 @@ class Listing:
 
 
 def discover_all(paths: list[str], layout: str | None, tell: Callable[[str], None],
-                 exercise_function: str, file_glob: str | None, unpacked_roots: dict[str, tuple[str, list]] | None = None) -> list[Spec]:
+                 exercise_function: str, file_glob: str | None,
+                 unpacked_roots: dict[str, tuple[str, list]] | None = None) -> list[Spec]:
     """The submissions to grade. `unpacked_roots` maps a zip given on the command line to its unpacked folder."""
     unpacked_roots = unpacked_roots or {}
     if len(paths) == 1 and (paths[0] in unpacked_roots or os.path.isdir(paths[0]) and not os.path.islink(paths[0])):

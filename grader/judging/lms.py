@@ -123,7 +123,8 @@ def detect(top: list[Entry], children: dict[str, list[Entry]]) -> Detection:
             if len(dirs) == 1 and not marked:
                 return Detection("folder", True, "no LMS layout recognised")  # one folder named a-b is no evidence
             return Detection("github-classroom", marked * 2 >= len(dirs),
-                             f"every folder is named {prefix}<username>" + ("" if marked else ", though none looks like a repository"))
+                             f"every folder is named {prefix}<username>"
+                             + ("" if marked else ", though none looks like a repository"))
     return Detection("folder", True, "no LMS layout recognised")
 
 
@@ -202,7 +203,8 @@ def canvas_students(entries: list[Entry]) -> tuple[list[Student], list[Entry]]:
     return list(students.values()), others
 
 
-def moodle_students(top: list[Entry], below: Callable[[tuple[str, ...]], list[Entry]]) -> tuple[list[Student], list[Entry], list[str]]:
+def moodle_students(top: list[Entry], below: Callable[[tuple[str, ...]], list[Entry]]
+                    ) -> tuple[list[Student], list[Entry], list[str]]:
     """A student per `_assignsubmission_file_` folder (and per prefix of flat files); online-text folders noted."""
     students: dict[str, Student] = {}
     others: list[Entry] = []

@@ -145,4 +145,5 @@ def test_grades_csv_and_gradescope_files_show_the_adjustment(tmp_path):
 
 
 def test_without_adjustments_grades_csv_keeps_its_columns():
-    assert grades_csv([result("ann.py")]).splitlines()[0] == "submission,score,max_score,status,passed,tests"
+    assert grades_csv([result("ann.py")]).splitlines()[0] == (
+        "submission,score,max_score,status,passed,tests,name,lms_id,login,email,late,submitted_at,layout,path,note")

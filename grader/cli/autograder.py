@@ -68,7 +68,7 @@ class ExportError(Exception):
 
 
 # Class-level tools the autograder never runs (it grades one upload): not installed on Gradescope.
-NOT_IN_AUTOGRADER = {"copydetect"}
+NOT_IN_AUTOGRADER = {"copydetect", "pyyaml"}  # pyyaml: LMS downloads only (grader/judging/lms.py)
 
 
 def requirements() -> str:

@@ -34,6 +34,7 @@ class Exercise:
     private_examples: int
     tiers: dict[str, Tier]
     scoring: dict = field(default_factory=dict)  # when points are paid: read by grader/core/scoring.py
+    submission_file: str | None = None  # `[submission] file`: a glob naming the file graded among a student's files
 
     @property
     def browser_tiers(self) -> tuple[str, ...]:
@@ -63,6 +64,7 @@ def parse(data: dict) -> Exercise:
         private_examples=int(data["hypothesis"]["private_examples"]),
         tiers=tiers,
         scoring=data.get("scoring", {}),
+        submission_file=data.get("submission", {}).get("file") or None,
     )
 
 

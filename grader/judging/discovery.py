@@ -10,6 +10,7 @@ relative to that folder.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import os
 import stat
@@ -44,6 +45,9 @@ class Spec:
     where: str = ""  # its path relative to the folder named on the command line, as text
     root: str | None = None  # that folder; the file is opened from it one component at a time
     parts: tuple[str, ...] = field(default=())
+    student: dict | None = None  # who it belongs to (grader/judging/lms.py's Identity, as JSON)
+    note: str = ""  # what a reader of every view should know (an ambiguous pick of the file graded)
+    helpers: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (module name, parts below root): importable beside it
 
 
 # ---------------------------------------------------------------- discovery
@@ -189,7 +193,7 @@ def _unique_names(specs: list[Spec]) -> list[Spec]:
     for spec in specs:
         seen[spec.name] = seen.get(spec.name, 0) + 1
         name = spec.name if seen[spec.name] == 1 else f"{spec.name} ({seen[spec.name]})"
-        unique.append(Spec(name, spec.path, spec.problem, spec.where, spec.root, spec.parts))
+        unique.append(dataclasses.replace(spec, name=name))
     return unique
 
 
@@ -205,6 +209,8 @@ class Prepared:
     filename: str = ""
     problem: str = ""
     notebook: Any = None
+    modules: dict[str, str] = field(default_factory=dict)  # helper modules beside it: name -> source
+    note: str = ""  # helpers that could not be offered
 
 
 class ReadError(Exception):
@@ -220,7 +226,27 @@ def prepare(spec: Spec) -> Prepared:
         source, notebook = source_of(data, spec.path.suffix)
     except ReadError as exc:
         return Prepared(problem=str(exc))
-    return Prepared(source, path_text(spec.path.name), notebook=notebook)
+    modules, note = _helpers(spec)
+    return Prepared(source, path_text(spec.path.name), notebook=notebook, modules=modules, note=note)
+
+
+def _helpers(spec: Spec) -> tuple[dict[str, str], str]:
+    """The helper modules' code, read as the submission is; together at most SOURCE_LIMIT characters."""
+    modules: dict[str, str] = {}
+    left_out: list[str] = []
+    total = 0
+    for module, parts in spec.helpers:
+        try:
+            code = decode_python(read_capped(Spec(module, Path(spec.root or ".", *parts), root=spec.root, parts=parts)))
+        except ReadError as exc:
+            left_out.append(f"{module}: {exc}")
+            continue
+        if total + len(code) > SOURCE_LIMIT:
+            left_out.append(f"{module}: the helper files together exceed {SOURCE_LIMIT} characters")
+            continue
+        total += len(code)
+        modules[module] = code
+    return modules, ("helper modules not offered: " + "; ".join(left_out)) if left_out else ""
 
 
 def read_capped(spec: Spec) -> bytes:

@@ -22,7 +22,10 @@ from typing import Callable
 from grader.core import exercise, runner
 from grader.judging import passback, resume
 from grader.judging.memo import Memo, Profile, Recorder, Trace, confirm, full_run
-from grader.judging.discovery import SOURCE_LIMIT, Prepared, Spec, UsageError, discover, prepare
+from grader.judging.archive import ArchiveError, is_zip, unpacked
+from grader.judging.discovery import SOURCE_LIMIT, Prepared, Spec, UsageError, discover, prepare  # noqa: F401 - discover: cli/autograder.py
+from grader.judging.intake import discover_all
+from grader.judging.lms import LAYOUTS
 from grader.judging.shard import in_shard, parse_shard
 from grader.judging.partial_run import Catalogue, catalogue, freeze_hypothesis_constants, run_tests
 from grader.reports.files import write_outputs
@@ -68,6 +71,8 @@ class Grader:
         result, traces = self._grade(spec, prepared)
         # The code as graded, for the class report's side-by-side view (a notebook's code cells).
         result["source"] = prepared.source[:SOURCE_LIMIT] if prepared.source else None
+        if prepared.note:
+            result["note"] = prepared.note
         return result, traces
 
     def _grade(self, spec: Spec, prepared: Prepared) -> tuple[dict, list[Trace | Profile]]:
@@ -82,7 +87,7 @@ class Grader:
             sandbox = SandboxedSubmission(
                 spec.path, self.ex.function, self.settings.timeout,
                 source=prepared.source, filename=SUBMISSION_FILENAME, budget=self.settings.budget,
-                jail=self.jail,
+                jail=self.jail, modules=prepared.modules,
             )
             sandbox.on_slow = self.on_slow
         except LoadError as exc:
@@ -251,10 +256,26 @@ def _recorded(result: dict, spec: Spec) -> dict:
     """The result as every output gets it: with the file's path in the class, and text that encodes."""
     recorded: dict = {}
     for key, value in result.items():
+        if key == "note":
+            continue
         recorded[key] = value
         if key == "submission":
-            recorded["path"] = spec.where or (path_text(str(spec.path)) if spec.path else "")
+            recorded.update(_who(spec, result.get("note", "")))
     return clean(recorded)
+
+
+def _who(spec: Spec, note: str = "") -> dict:
+    """The fields that say whose a result is: the file graded, the student, and any note on the pick."""
+    return {"path": spec.where or (path_text(str(spec.path)) if spec.path else ""),
+            "student": spec.student or {"name": None, "lms_id": None, "login": None, "email": None, "late": None,
+                                        "submitted_at": None, "layout": "folder", "path": spec.where or None},
+            "note": "; ".join(n for n in (spec.note, note) if n)}
+
+
+def _helper_note(earlier: dict, spec: Spec) -> str:
+    """The part of a kept result's note that came from reading its helpers (the rest comes from the spec)."""
+    note = str(earlier.get("note") or "")
+    return note.removeprefix(spec.note).lstrip("; ") if spec.note else note
 
 
 NOT_GRADED = "not graded: the run was interrupted before this submission was graded; run the command again to grade it"
@@ -379,7 +400,7 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
                 slot.process.join()
     if interrupted:
         signal.signal(signal.SIGINT, handler)
-        raise Interrupted([r if r is not None else not_graded(s.name, template) for r, s in zip(results, specs)])
+        raise Interrupted([r if r is not None else _recorded(not_graded(s.name, template), s) for r, s in zip(results, specs)])
     return results  # type: ignore[return-value]
 
 
@@ -394,6 +415,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         "and write results.json, grades.csv and Gradescope results into --out.",
     )
     parser.add_argument("submissions", nargs="+", metavar="SUBMISSION")
+    parser.add_argument("--from", dest="layout", choices=LAYOUTS,
+                        help="the download's layout, when its detection is wrong (default: recognised from its names)")
     parser.add_argument("--out", required=True, type=Path, help="directory for the output files")
     parser.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1,
                         help="submissions graded in parallel (default: the number of cores)")
@@ -465,16 +488,47 @@ def _similar(results: list[dict]) -> tuple[list[dict] | None, str]:
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
+    fake = next((text for text in args.submissions if text.lower().endswith(".zip") and os.path.isfile(text) and not is_zip(text)), None)
+    if fake is not None:
+        print(for_terminal(f"meteor-kit grade: {fake} is not a zip archive (it does not start as one); download it again",
+                           one_line=True), file=sys.stderr)
+        return 2
+    zips = [text for text in args.submissions if is_zip(text)]
+    if len(zips) > 1 or zips and len(args.submissions) > 1:
+        print("meteor-kit grade: give a zip alone on the command line (one download at a time)", file=sys.stderr)
+        return 2
+    if not zips:
+        return _cmd_grade(args, {})
+    # A scheduler's SIGTERM (a time limit) ends the run as Ctrl+C does, so the unpacked zip is removed too.
+    previous = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        with unpacked(zips[0]) as download:
+            return _cmd_grade(args, {zips[0]: (download.root, download.skipped)})
+    except ArchiveError as exc:
+        print(for_terminal(f"meteor-kit grade: {zips[0]}: {exc}", one_line=True), file=sys.stderr)
+        return 2
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _terminated(*_: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _cmd_grade(args: argparse.Namespace, downloads: dict[str, tuple[str, list]]) -> int:
     try:
         _check_out(args.out, args.submissions)
         args.passback = passback.load(args)  # before grading: a typo in either file must not cost the run
-        specs = discover(args.submissions)
+        ex = exercise.load()
+        specs = discover_all(args.submissions, args.layout, lambda line: print(for_terminal(line, one_line=True), file=sys.stderr),
+                             ex.function, ex.submission_file, downloads)
         if args.shard:
             specs = [spec for spec in specs if in_shard(spec.name, args.shard)]
     except UsageError as exc:
         print(for_terminal(f"meteor-kit grade: {exc}"), file=sys.stderr)
         return 2
-    mode = enter_mode("meteor-kit grade", args.no_sandbox, [*map(Path, args.submissions), args.out], create=(args.out,))
+    hidden = [*map(Path, args.submissions), *(Path(root) for root, _ in downloads.values()), args.out]
+    mode = enter_mode("meteor-kit grade", args.no_sandbox, hidden, create=(args.out,))
     if mode is None:
         return 2
     try:
@@ -488,7 +542,9 @@ def _grade_and_write(args: argparse.Namespace, specs: list[Spec], mode: str) -> 
     started = time.monotonic()
     # A result from the last run into --out is kept when the code, the settings and the kit are the same.
     earlier = {} if args.fresh else resume.previous(args.out)
-    keys = [resume.key(p.source, p.problem, {"timeout": settings.timeout, "budget": settings.budget})
+    # Helper modules change what a submission does: they are part of its key.
+    keys = [resume.key(p.source, p.problem, {"timeout": settings.timeout, "budget": settings.budget,
+                                             **({"modules": p.modules} if p.modules else {})})
             for p in map(prepare, specs)]
     todo = [i for i, k in enumerate(keys) if k not in earlier]
     if len(todo) < len(specs):
@@ -505,7 +561,8 @@ def _grade_and_write(args: argparse.Namespace, specs: list[Spec], mode: str) -> 
         return 130
     progress.finish()
     fresh = dict(zip(todo, graded))
-    results = [{**fresh[i], "key": k, "reused": False} if i in fresh else {**earlier[k], "submission": spec.name, "reused": True}
+    results = [{**fresh[i], "key": k, "reused": False} if i in fresh
+               else {**earlier[k], "submission": spec.name, **_who(spec, _helper_note(earlier[k], spec)), "reused": True}
                for i, (spec, k) in enumerate(zip(specs, keys))]
     similar, note, cut = None, "", False
     try:

@@ -511,11 +511,32 @@ def render(results: dict) -> str:
         tests = s.get("tests") or []
         passed = f'{sum(t.get("status") == "pass" for t in tests)}/{len(tests)}' if kind == "graded" else ""
         rows.append(f'<div role="row" data-name="{_e(name.casefold())}" data-score="{score}" data-diag="{_e(key)}">'
-                    f'<div role="cell"><a href="{PAGES}/{_e(page)}">{_e(name)}</a></div>{_score_cell(s)}'
+                    f'<div role="cell"><a href="{PAGES}/{_e(page)}">{_e(name)}</a>{_flags(s)}</div>{_score_cell(s)}'
                     f'<div role="cell" class="passed num">{passed}</div><div role="cell" class="mistake">{_e(key)}</div></div>')
     out.append("".join(rows))
     out.append(f"</div></div></section></main><script>{SORT_SCRIPT}</script></body></html>")
     return "\n".join(x for x in out if x)
+
+
+def _flags(sub: dict) -> str:
+    """Beside a name in the table: late, and a note on the file graded (its text on the student's page)."""
+    late = ' <span class="chip not_graded">late</span>' if (sub.get("student") or {}).get("late") else ""
+    note = f' <span class="chip not_graded" title="{_e(sub["note"])}">note</span>' if sub.get("note") else ""
+    return late + note
+
+
+def _identity_html(sub: dict) -> str:
+    """Who the submission is from, as the LMS download says, and any note on the file graded."""
+    student = sub.get("student") or {}
+    labels = (("name", "name"), ("login", "login"), ("lms_id", "LMS id"), ("email", "email"),
+              ("submitted_at", "submitted"), ("layout", "from"), ("path", "path"))
+    parts = [f"{label} {_e(str(student[key]))}" for key, label in labels if student.get(key) not in (None, "")]
+    if student.get("late"):
+        parts.append("<b>late</b>")
+    line = f'<p class="muted">{" · ".join(parts)}</p>' if parts else ""
+    if sub.get("note"):
+        line += f'<p class="diag none">Note: {_e(sub["note"])}</p>'
+    return line
 
 
 def _similar_html(results: dict, pages: dict[str, str]) -> str:
@@ -564,7 +585,7 @@ def student_page(sub: dict, title: str, similar: list[dict] | None = None) -> st
     out += [
         f'<header><div><p><a href="../report.html">← {_e(title)} — class report</a></p><h1>{_e(name)}</h1></div></header>',
         "<main>",
-        f'<section class="card submission" style="margin-top:-40px"><header><b>{_points(final_score(sub))}/{_points(sub.get("max_score", 0))}</b>{_chip(sub)}</header>{message}'
+        f'<section class="card submission" style="margin-top:-40px"><header><b>{_points(final_score(sub))}/{_points(sub.get("max_score", 0))}</b>{_chip(sub)}</header>{_identity_html(sub)}{message}'
         f'{adjustments_html(sub)}{_diagnosis_html(sub.get("diagnosis"))}{twins}'
         f'<div class="side"><div>{_code_html(sub.get("source"))}</div><div>{_tests_html(sub.get("tests", []))}</div></div></section>',
         "</main></body></html>",

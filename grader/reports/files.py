@@ -15,6 +15,8 @@ from grader.reports.gradescope import to_gradescope
 from grader.core.safe_text import clean, for_csv, safe_name
 
 CSV_COLUMNS = ("submission", "score", "max_score", "status", "passed", "tests")
+# Who each row is, after the columns above so that readers of the old ones still work (grader/lms.py).
+IDENTITY_COLUMNS = ("name", "lms_id", "login", "email", "late", "submitted_at", "layout", "path", "note")
 
 
 def write_atomic(path: Path, text: str | bytes) -> None:
@@ -43,15 +45,26 @@ def _umask() -> int:
 def grades_csv(results: list[dict]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    # Columns are only added: the adjusted score and its reasons when --adjust changed any.
+    # Columns are only added: who each row is (always, so its columns never move), then the adjusted
+    # score and its reasons when --adjust changed any.
     adjusted = any("adjustments" in r for r in results)
-    writer.writerow(CSV_COLUMNS + (("adjusted_score", "adjustments") if adjusted else ()))
+    writer.writerow(CSV_COLUMNS + IDENTITY_COLUMNS + (("adjusted_score", "adjustments") if adjusted else ()))
     for r in results:
         row = [for_csv(r["submission"]), f"{r['score']:g}", f"{r['max_score']:g}", for_csv(r["status"]), r["passed"], len(r["tests"])]
+        row += _identity_cells(r)
         if adjusted:
             row += [f"{final_score(r):g}", for_csv(" | ".join(describe(e) for e in r.get("adjustments", [])))]
         writer.writerow(row)
     return buffer.getvalue()
+
+
+def _identity_cells(result: dict) -> list[str]:
+    student = result.get("student") or {}
+    cells = []
+    for column in IDENTITY_COLUMNS[:-1]:
+        value = student.get(column)
+        cells.append("" if value is None else ("true" if value is True else "false" if value is False else for_csv(str(value))))
+    return cells + [for_csv(str(result.get("note") or ""))]
 
 
 def write_outputs(out: Path, document: dict) -> None:

@@ -140,6 +140,14 @@ def summary(results: list[dict], elapsed: float, out: Path, similar: list[dict] 
         lines.append(f"{len(errors)} could not be graded (see their message in results.json):")
         for r in errors[:10]:
             lines.append(f"  {_visible(str(r['submission']))}: {_visible(str(r['message'])[:120])}")
+    noted = [r for r in results if r.get("note")]
+    if noted:
+        lines.append(f"{len(noted)} with a note on the file graded (the note column of grades.csv):")
+        for r in noted[:10]:
+            lines.append(f"  {_visible(str(r['submission']))}: {_visible(str(r['note'])[:160])}")
+    late = sum(bool((r.get("student") or {}).get("late")) for r in results)
+    if late:
+        lines.append(f"{late} submitted late (by the LMS's own flag)")
     reused = sum(bool(r.get("reused")) for r in results)
     if reused:
         lines.append(f"{reused} unchanged since the last run: results kept")

@@ -704,8 +704,10 @@ class SandboxedSubmission:
         mode: str | None = None,
         signature: str | None = None,
         jail: Jail | None = None,
+        modules: dict[str, str] | None = None,
     ):
         self.path = Path(path)
+        self.modules = dict(modules or {})  # helper modules the submission may import, by name
         self.function = function
         self.timeout = timeout
         self.budget = budget
@@ -783,7 +785,8 @@ class SandboxedSubmission:
         try:
             # The code goes to the child alone: the server never holds a submission.
             self._send(self._req_w, {"source": self.source, "filename": self.filename, "function": self.function,
-                                     "positional": positional, "keywords": keywords, "seq": self._seq},
+                                     "positional": positional, "keywords": keywords, "seq": self._seq,
+                                     "modules": self.modules},
                        deadline=spawning + limit)
             payload = self._read_answer(self._seq, max(spawning + limit - time.monotonic(), 0.0))
             if payload is not None:

@@ -18,6 +18,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Callable
 
+import hypothesis
 import pytest
 from _pytest.unraisableexception import gc_collect_iterations_key
 
@@ -67,7 +68,9 @@ class CappedText(io.TextIOBase):
         if self.dropped:
             self.target.write(f"\n... [{self.dropped} more characters printed, not kept]")
             self.dropped = 0
-        self.target.flush()
+        # Also called when this stream is finalized, long after its test: pytest's capture is closed by then.
+        if not getattr(self.target, "closed", False):
+            self.target.flush()
 
 
 class Guard:
@@ -335,6 +338,24 @@ def warm_up() -> None:
     # What is loaded now stays for the page's life: keep the collector from scanning it again and again.
     gc.collect()
     gc.freeze()
+
+
+def warm_up_run() -> None:
+    """A short run, so the page's first real run does not pay for running Python's code the first time.
+
+    Restored from the build's snapshot, Python has everything imported, but this browser has yet
+    to compile the WebAssembly behind each of its functions. A function that always answers 0.0
+    passes some properties and fails the rest; a few examples each, without shrinking, are enough.
+    """
+    kit = hypothesis.settings.get_current_profile_name()
+    short = hypothesis.settings(hypothesis.settings.get_profile(kit), max_examples=5, phases=[hypothesis.Phase.generate])
+    hypothesis.settings.register_profile("page-warm-up", short)
+    hypothesis.settings.load_profile("page-warm-up")
+    try:
+        with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+            run_tests(f"def {EXERCISE.function}(*args, **kwargs):\n    return 0.0\n", lambda kind, data: None)
+    finally:
+        hypothesis.settings.load_profile(kit)
 
 
 def try_it(source: str, reference: str, candidate: str, params_json: str) -> str:

@@ -2,12 +2,12 @@
 //   page -> worker: {type: "init", shared}, {type: "run", id, code},
 //                   {type: "try", id, code, reference, candidate, params}
 //   worker -> page: {type: "progress", step, fraction}, {type: "ready", seconds},
-//                   {type: "failed", message}, {type: "event", id, kind, data},
+//                   {type: "warmed", at}, {type: "failed", message}, {type: "event", id, kind, data},
 //                   {type: "done", id, result}, {type: "error", id, message}
 // `shared` (a SharedArrayBuffer, on a cross-origin isolated page) holds the interrupt byte at
 // 0, which Pyodide reads between bytecodes, and at 4 why the page wants the run to end now.
 import { loadPyodide } from "./pyodide/pyodide.mjs";
-import { bootPython } from "./boot.js";
+import { SNAPSHOT, bootPython, gunzipped } from "./boot.js";
 
 const HALT_REASONS = { 1: "you pressed Stop", 2: "the whole run used up its time budget" };
 const started = performance.now();
@@ -27,6 +27,7 @@ async function boot() {
   try {
     const base = new URL("./", import.meta.url);
     const pyodide = await bootPython({
+      snapshot: fetch(new URL(SNAPSHOT, base)).then(gunzipped),
       loadPyodide,
       locate: (path) => new URL(path, base).href,
       fetchBytes: async (url) => {
@@ -38,12 +39,17 @@ async function boot() {
     });
     session = pyodide.pyimport("page_session");
     // Absolute times, so the page can measure them from its own navigation.
+    // Restored from the snapshot, Python has run none of its code in this browser yet: one run
+    // now, before "ready", so the student's first run does not pay for that.
+    if (pyodide.timings.snapshot) session.warm_up_run();
     const timings = Object.fromEntries(
       Object.entries({ ...pyodide.timings, workerStart: started }).map(([k, v]) => [k, performance.timeOrigin + v]),
     );
     postMessage({ type: "ready", seconds: (performance.now() - started) / 1000, timings });
     // Runs before any message the page sends now, so a run clicked at once waits for it.
-    session.warm_up();
+    // Restored from the snapshot, the tests are collected already.
+    if (!pyodide.timings.snapshot) session.warm_up();
+    postMessage({ type: "warmed", at: performance.timeOrigin + performance.now() });
     return pyodide;
   } catch (error) {
     postMessage({ type: "failed", message: String(error && error.message ? error.message : error) });

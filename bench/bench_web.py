@@ -34,7 +34,9 @@ FLAGS = [
 REFERENCE = (ROOT / "solutions" / "reference.py").read_text(encoding="utf-8")
 STARTER = (ROOT / "problem" / "starter.py").read_text(encoding="utf-8")
 # The steps of a start, in order, as the worker reports them (older builds report fewer).
-PHASES = ("workerStart", "pyodide", "files", "imports", "session", "warm")
+# "pyodide" is Python loaded (restored from the snapshot, or started), "warmRun" the short run a
+# restored Python makes before "ready"; "imports" and "session" are the long way's steps.
+PHASES = ("workerStart", "pyodide", "files", "imports", "session", "warmRun", "warm")
 TARGETS = {"ready": 3.0, "first_run": 2.0, "warm_run": 1.0}
 
 
@@ -65,6 +67,7 @@ def one_round(browser, url: str, warm_runs: int) -> dict:
         "warm_run_all_failing": failing,
         **{f"at_{name}": timings[name] for name in PHASES if timings.get(name) is not None},
         "tests": len(report["tests"]),
+        "from_snapshot": bool(timings.get("snapshot")),
     }
     # A second visit: the service worker has cached the site by now, so nothing comes from the network.
     if page.evaluate("window.kit.offline === undefined ? null : window.kit.offline"):
@@ -75,7 +78,7 @@ def one_round(browser, url: str, warm_runs: int) -> dict:
 
 
 def medians(rounds: list[dict]) -> dict[str, float]:
-    keys = [k for k in rounds[0] if k != "tests" and all(k in r for r in rounds)]
+    keys = [k for k in rounds[0] if k not in ("tests", "from_snapshot") and all(k in r for r in rounds)]
     return {k: round(statistics.median(r[k] for r in rounds), 3) for k in keys}
 
 
@@ -114,6 +117,7 @@ def main() -> int:
         "rounds_each": args.rounds,
         "sites": {name: str(path) for name, path in sites.items()},
         "tests": rounds["this"][0]["tests"],
+        "from_snapshot": {name: [r["from_snapshot"] for r in rs] for name, rs in rounds.items()},
         "median": summary,
         "rounds": rounds,
     }

@@ -76,7 +76,7 @@ export class PythonWorker {
     if (message.type === "progress") this.onProgress(message.step, message.fraction);
     else if (message.type === "ready") {
       this.timings = Object.fromEntries(
-        Object.entries(message.timings || {}).map(([k, v]) => [k, (v - performance.timeOrigin) / 1000]),
+        Object.entries(message.timings || {}).map(([k, v]) => [k, typeof v === "number" ? (v - performance.timeOrigin) / 1000 : v]),
       );
       this.readyResolve(message.seconds);
       if (this.state !== "busy") this.setState("ready", { seconds: message.seconds, interruptible: Boolean(this.interrupt) });

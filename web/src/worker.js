@@ -41,10 +41,16 @@ async function boot() {
     // Absolute times, so the page can measure them from its own navigation.
     // Restored from the snapshot, Python has run none of its code in this browser yet: one run
     // now, before "ready", so the student's first run does not pay for that.
-    if (pyodide.timings.snapshot) session.warm_up_run();
+    if (pyodide.timings.snapshot) {
+      session.warm_up_run();
+      pyodide.timings.warmRun = performance.now();
+    }
     const timings = Object.fromEntries(
-      Object.entries({ ...pyodide.timings, workerStart: started }).map(([k, v]) => [k, performance.timeOrigin + v]),
+      Object.entries({ ...pyodide.timings, workerStart: started })
+        .filter(([, v]) => typeof v === "number")
+        .map(([k, v]) => [k, performance.timeOrigin + v]),
     );
+    timings.snapshot = Boolean(pyodide.timings.snapshot);
     postMessage({ type: "ready", seconds: (performance.now() - started) / 1000, timings });
     // Runs before any message the page sends now, so a run clicked at once waits for it.
     // Restored from the snapshot, the tests are collected already.

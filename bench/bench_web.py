@@ -34,9 +34,10 @@ FLAGS = [
 REFERENCE = (ROOT / "solutions" / "reference.py").read_text(encoding="utf-8")
 STARTER = (ROOT / "problem" / "starter.py").read_text(encoding="utf-8")
 # The steps of a start, in order, as the worker reports them (older builds report fewer).
-# "pyodide" is Python loaded (restored from the snapshot, or started), "warmRun" the short run a
-# restored Python makes before "ready"; "imports" and "session" are the long way's steps.
-PHASES = ("workerStart", "pyodide", "files", "imports", "session", "warmRun", "warm")
+# "pyodide" is Python loaded (restored from the snapshot, or started); "imports" and "session" are
+# the long way's steps; "warm" ends the work after "ready" (a first collection, or a restored
+# Python's warm-up run, cut short when a run is asked for).
+PHASES = ("workerStart", "pyodide", "files", "imports", "session", "warm")
 TARGETS = {"ready": 3.0, "first_run": 2.0, "warm_run": 1.0}
 
 

@@ -18,7 +18,6 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Callable
 
-import hypothesis
 import pytest
 from _pytest.unraisableexception import gc_collect_iterations_key
 
@@ -340,22 +339,16 @@ def warm_up() -> None:
     gc.freeze()
 
 
-def warm_up_run() -> None:
-    """A short run, so the page's first real run does not pay for running Python's code the first time.
+def warm_up_run(halted: Halted = never_halted) -> None:
+    """A run nobody sees, so the student's first run does not pay for running Python's code the first time.
 
     Restored from the build's snapshot, Python has everything imported, but this browser has yet
-    to compile the WebAssembly behind each of its functions. A function that always answers 0.0
-    passes some properties and fails the rest; a few examples each, without shrinking, are enough.
+    to compile the WebAssembly behind most of its functions. The worker makes this run once
+    Python is ready, on a function that always answers 0.0 (it passes some tests and fails the
+    rest); `halted` ends it as soon as the page asks for anything.
     """
-    kit = hypothesis.settings.get_current_profile_name()
-    short = hypothesis.settings(hypothesis.settings.get_profile(kit), max_examples=5, phases=[hypothesis.Phase.generate])
-    hypothesis.settings.register_profile("page-warm-up", short)
-    hypothesis.settings.load_profile("page-warm-up")
-    try:
-        with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
-            run_tests(f"def {EXERCISE.function}(*args, **kwargs):\n    return 0.0\n", lambda kind, data: None)
-    finally:
-        hypothesis.settings.load_profile(kit)
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        run_tests(f"def {EXERCISE.function}(*args, **kwargs):\n    return 0.0\n", lambda kind, data: None, halted)
 
 
 def try_it(source: str, reference: str, candidate: str, params_json: str) -> str:

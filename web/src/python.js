@@ -37,6 +37,7 @@ export class PythonWorker {
     const shared = self.crossOriginIsolated ? new SharedArrayBuffer(8) : null;
     this.interrupt = shared ? new Uint8Array(shared, 0, 1) : null;
     this.haltFlag = shared ? new Uint8Array(shared, 4, 1) : null;
+    this.waiting = shared ? new Uint8Array(shared, 5, 1) : null;
     this.pending = new Map();
     const early = self.kitEarlyWorker;
     self.kitEarlyWorker = null;
@@ -99,6 +100,7 @@ export class PythonWorker {
     const id = this.nextId++;
     if (this.interrupt) this.interrupt[0] = 0;
     if (this.haltFlag) this.haltFlag[0] = 0;
+    if (this.waiting) this.waiting[0] = 1; // the worker's warm-up run, if still going, ends now
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, onEvent });
       this.worker.postMessage({ ...message, id });

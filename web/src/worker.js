@@ -5,7 +5,8 @@
 //                   {type: "warmed", at}, {type: "failed", message}, {type: "event", id, kind, data},
 //                   {type: "done", id, result}, {type: "error", id, message}
 // `shared` (a SharedArrayBuffer, on a cross-origin isolated page) holds the interrupt byte at
-// 0, which Pyodide reads between bytecodes, and at 4 why the page wants the run to end now.
+// 0, which Pyodide reads between bytecodes, at 4 why the page wants the run to end now, and at 5
+// whether the page has sent a call (which ends the warm-up run).
 import { loadPyodide } from "./pyodide/pyodide.mjs";
 import { SNAPSHOT, bootPython, gunzipped } from "./boot.js";
 
@@ -13,11 +14,13 @@ const HALT_REASONS = { 1: "you pressed Stop", 2: "the whole run used up its time
 const started = performance.now();
 let session = null;
 let halt = null;
+let waiting = null; // set by the page when it sends a call: ends the warm-up run
 // Python starts at once; the page sends its shared memory whenever it is ready to.
 const booting = boot();
 self.addEventListener("message", (event) => {
   if (event.data.type !== "init" || !event.data.shared) return;
   halt = new Uint8Array(event.data.shared, 4, 1);
+  waiting = new Uint8Array(event.data.shared, 5, 1);
   const interrupt = new Uint8Array(event.data.shared, 0, 1);
   booting.then((pyodide) => pyodide && pyodide.setInterruptBuffer(interrupt));
 });
@@ -39,12 +42,6 @@ async function boot() {
     });
     session = pyodide.pyimport("page_session");
     // Absolute times, so the page can measure them from its own navigation.
-    // Restored from the snapshot, Python has run none of its code in this browser yet: one run
-    // now, before "ready", so the student's first run does not pay for that.
-    if (pyodide.timings.snapshot) {
-      session.warm_up_run();
-      pyodide.timings.warmRun = performance.now();
-    }
     const timings = Object.fromEntries(
       Object.entries({ ...pyodide.timings, workerStart: started })
         .filter(([, v]) => typeof v === "number")
@@ -53,8 +50,11 @@ async function boot() {
     timings.snapshot = Boolean(pyodide.timings.snapshot);
     postMessage({ type: "ready", seconds: (performance.now() - started) / 1000, timings });
     // Runs before any message the page sends now, so a run clicked at once waits for it.
-    // Restored from the snapshot, the tests are collected already.
     if (!pyodide.timings.snapshot) session.warm_up();
+    // Restored from the snapshot, the tests are collected already, but this browser has compiled
+    // little of Python yet: a run nobody sees does that, and ends at once when the page asks for
+    // anything (that needs the shared memory, so without it there is no such run).
+    else if (waiting) session.warm_up_run(() => (waiting[0] ? "the page asked for a run" : ""));
     postMessage({ type: "warmed", at: performance.timeOrigin + performance.now() });
     return pyodide;
   } catch (error) {

@@ -25,7 +25,7 @@ const pyodide = await bootPython({
 console.log(JSON.stringify({ boot_seconds: (performance.now() - started) / 1000, snapshot: Boolean(pyodide.timings.snapshot) }));
 
 const session = pyodide.pyimport("page_session");
-if (pyodide.timings.snapshot) session.warm_up_run(); // as the page's worker does before "ready"
+if (pyodide.timings.snapshot) session.warm_up_run(); // as the page's worker does once ready
 const runTests = session.run_tests;
 for (const file of files) {
   const t = performance.now();

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import re
 import shutil
+import subprocess
 import urllib.request
 import warnings
 import zipfile
@@ -76,6 +78,30 @@ def test_the_leak_check_finds_a_planted_reference(site, tmp_path):
     found = leaks(copy, reference_prints())
     assert found and all(where.startswith("py/kit.zip") for where in found)
     assert any(where.startswith("py/kit.zip!grader/helpers.py") for where in found)
+
+
+def test_the_leak_check_reads_inside_the_memory_snapshot(site, tmp_path):
+    copy = tmp_path / "site"
+    (copy / "py").mkdir(parents=True)
+    snapshot = gzip.decompress((site / web_build.SNAPSHOT).read_bytes())
+    (copy / web_build.SNAPSHOT).write_bytes(gzip.compress(snapshot + (ROOT / "solutions" / "reference.py").read_bytes(), 1))
+    found = leaks(copy, reference_prints())
+    assert found and all(where.startswith(f"{web_build.SNAPSHOT}!gunzip") for where in found)
+
+
+def test_the_page_starts_python_from_the_builds_snapshot(site):
+    # As the page's worker does: restore Python's memory, then run the tests of the starter.
+    done = subprocess.run(
+        ["node", str(ROOT / "web" / "tools" / "run-node.mjs"), str(site), str(ROOT / "problem" / "starter.py")],
+        capture_output=True, text=True, cwd=ROOT / "web", timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    assert lines[0]["snapshot"] is True, "Python started the long way"
+    report = lines[1]["report"]
+    assert len(report["tests"]) > 40
+    assert {t["status"] for t in report["tests"]} == {"error"}, "the starter raises NotImplementedError in every test"
+    assert "NotImplementedError" in report["tests"][0]["message"]
 
 
 def test_the_site_ships_the_grader_and_the_browser_tiers_only(site):

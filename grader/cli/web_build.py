@@ -48,6 +48,8 @@ PAGE_SESSION = WEB / "py" / "page_session.py"
 # The diagnosis's probes and the reference's and models' answers to them, computed here: the page
 # runs grader/core/diagnosis.py on it, never the reference or the models themselves.
 DIAGNOSIS_TABLE = "py/diagnosis-table.json"
+# Python's memory once started (the imports and a first collection done): see web/src/boot.js.
+SNAPSHOT = "py/python.snapshot.gz"
 
 # Besides the statement's examples, the "Try it" panel shows the breakdown of these.
 EXTRA_TRY_EXAMPLES: tuple[tuple[str, str, str, dict[str, float]], ...] = (
@@ -145,6 +147,27 @@ def precompiled(wheel_dir: Path) -> Path:
         run(["node", str(script), str(wheel_dir), str(tmp)])
         tmp.rename(dest)
     return dest
+
+
+def python_snapshot(site: Path) -> None:
+    """py/python.snapshot.gz: the page's Python once started, restored instead of started (web/tools/snapshot.mjs)."""
+    script = WEB / "tools" / "snapshot.mjs"
+    starter = ROOT / "problem" / "starter.py"
+    feeds = [*(site / "pyodide").iterdir(), *(site / "py").glob("*.zip"), WEB / "src" / "boot.js", script, starter]
+    cached = CACHE / f"snapshot-{snapshot_key(feeds)}.gz"
+    if not cached.exists():
+        log("taking a memory snapshot of the page's Python")
+        tmp = cached.with_suffix(".tmp")
+        run(["node", str(script), str(site), str(starter), str(tmp)])
+        tmp.rename(cached)
+    shutil.copy2(cached, site / SNAPSHOT)
+
+
+def snapshot_key(paths: list[Path]) -> str:
+    h = hashlib.sha256()
+    for path in sorted(paths, key=lambda p: (p.parent.name, p.name)):
+        h.update(f"{path.parent.name}/{path.name}".encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
 
 
 def kit_zip(dest: Path) -> None:
@@ -283,6 +306,7 @@ def build(out: Path = DEFAULT_OUT) -> Path:
         shutil.copy2(python / name, tmp / "py" / name)
     kit_zip(tmp / "py" / "kit.zip")
     diagnosis_table(tmp / DIAGNOSIS_TABLE)
+    python_snapshot(tmp)
     bundle(tmp)
     (tmp / "index.html").write_text(index_html(page_data()), encoding="utf-8")
     service_worker(tmp, stamp)

@@ -359,9 +359,18 @@ window.kit = {
 };
 
 // ---- offline --------------------------------------------------------------------------
-// Once Python is up (so it never competes with the first load), a service worker caches the
-// whole site: a reload, a run and a restart of Python then work with the server gone.
-window.kit.offline = python.ready.then(async () => {
+// Once Python is up and idle (so it never competes with the first load nor with a run), a
+// service worker caches the whole site: a reload, a run and a restart of Python then work with
+// the server gone.
+const IDLE_MS = 1000;
+async function untilIdle() {
+  for (;;) {
+    if (running) await running.catch(() => {});
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+    if (!running) return;
+  }
+}
+window.kit.offline = python.ready.then(untilIdle).then(async () => {
   if (!("serviceWorker" in navigator)) return false;
   try {
     await navigator.serviceWorker.register("sw.js");

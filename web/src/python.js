@@ -37,6 +37,7 @@ export class PythonWorker {
     const shared = self.crossOriginIsolated ? new SharedArrayBuffer(8) : null;
     this.interrupt = shared ? new Uint8Array(shared, 0, 1) : null;
     this.haltFlag = shared ? new Uint8Array(shared, 4, 1) : null;
+    this.waiting = shared ? new Uint8Array(shared, 5, 1) : null;
     this.pending = new Map();
     const early = self.kitEarlyWorker;
     self.kitEarlyWorker = null;
@@ -76,10 +77,12 @@ export class PythonWorker {
     if (message.type === "progress") this.onProgress(message.step, message.fraction);
     else if (message.type === "ready") {
       this.timings = Object.fromEntries(
-        Object.entries(message.timings || {}).map(([k, v]) => [k, (v - performance.timeOrigin) / 1000]),
+        Object.entries(message.timings || {}).map(([k, v]) => [k, typeof v === "number" ? (v - performance.timeOrigin) / 1000 : v]),
       );
       this.readyResolve(message.seconds);
       if (this.state !== "busy") this.setState("ready", { seconds: message.seconds, interruptible: Boolean(this.interrupt) });
+    } else if (message.type === "warmed") {
+      this.timings = { ...this.timings, warm: (message.at - performance.timeOrigin) / 1000 };
     } else if (message.type === "failed") this.fail(`Python could not start: ${message.message}`);
     else {
       const call = this.pending.get(message.id);
@@ -97,6 +100,7 @@ export class PythonWorker {
     const id = this.nextId++;
     if (this.interrupt) this.interrupt[0] = 0;
     if (this.haltFlag) this.haltFlag[0] = 0;
+    if (this.waiting) this.waiting[0] = 1; // the worker's warm-up run, if still going, ends now
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, onEvent });
       this.worker.postMessage({ ...message, id });

@@ -33,6 +33,9 @@ self.addEventListener("activate", (event) => {
 });
 
 function isolated(response) {
+  // Served as it was cached when the server sent the headers already: a response rebuilt here
+  // loses its URL, and with it the browser's cache of compiled WebAssembly for the next visit.
+  if (Object.entries(ISOLATION).every(([name, value]) => response.headers.get(name) === value)) return response;
   const headers = new Headers(response.headers);
   for (const [name, value] of Object.entries(ISOLATION)) headers.set(name, value);
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });

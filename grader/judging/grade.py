@@ -412,6 +412,8 @@ def register(commands: argparse._SubParsersAction) -> None:
                         "`meteor-kit merge` puts the parts' --out folders together")
     parser.add_argument("--fresh", action="store_true",
                         help="grade every submission again, even those unchanged since the last run into --out")
+    parser.add_argument("--exercise", metavar="DIR",
+                        help="the exercise folder (problem/, solutions/, hidden_tests/); default: the kit's own")
     parser.set_defaults(func=cmd_grade)
 
 

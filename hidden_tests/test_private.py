@@ -33,7 +33,7 @@ RAW_ALPHABET = "ab .,\n\tAB"
 
 
 def _load_reference():
-    path = exercise.KIT_ROOT / "solutions" / "reference.py"
+    path = exercise.load().root / "solutions" / "reference.py"
     spec = importlib.util.spec_from_file_location("meteor_reference", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

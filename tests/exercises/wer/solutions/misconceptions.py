@@ -38,7 +38,7 @@ class Model:
         ref, hyp = self.tokens(reference), self.tokens(hypothesis)
         errors = self.distance(ref, hyp)
         words = len(hyp) if self.over_hypothesis else len(ref)
-        rate = errors / words  # an empty text raises, as a student's division would
+        rate = errors / words if words else (0.0 if errors == 0 else 1.0)
         rate = round(rate, 3) if self.rounded else rate
         return {"wer": rate, "errors": errors, "words": len(ref)} if detail else rate
 

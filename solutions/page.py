@@ -37,6 +37,8 @@ def breakdown(explain, title: str, reference: str, candidate: str, params: dict[
             used[word] = used.get(word, 0) + 1
     return {
         "title": title,
+        "args": [reference, candidate],  # the engine's page shows the call from these
+        "kwargs": params,
         "reference": reference,
         "candidate": candidate,
         "params": params,

@@ -45,8 +45,11 @@ KIT_FILES = (
     "hidden_tests/test_hidden.py",
     "hidden_tests/test_properties.py",
     # The exercise's value rule: the page's tests judge with it, as the CLI's do.
-    *(name for part, name in EXERCISE.seam.items() if exercise.SEAM_PARTS[part]),
+    *(name for part, name in EXERCISE.seam.items() if exercise.SEAM_PARTS[part] and name.endswith(".py")),
 )
+# The page's Try it panel: the exercise's widget (bundled into app.js with the JavaScript beside
+# it), or the engine's plain one.
+WIDGET = EXERCISE.path("widget") or WEB / "src" / "try_plain.js"
 PAGE_SESSION = WEB / "py" / "page_session.py"
 # The diagnosis's probes and the reference's and models' answers to them, computed here: the page
 # runs grader/core/diagnosis.py on it, never the reference or the models themselves.
@@ -60,6 +63,7 @@ SOURCES = (
     "solutions/reference.py",
     "grader/judging/diagnose.py",
     *(name for part, name in EXERCISE.seam.items() if not exercise.SEAM_PARTS[part]),
+    *(str(p.relative_to(EX_ROOT)) for p in sorted(WIDGET.parent.glob("*.js")) if p.is_relative_to(EX_ROOT)),
     "grader/cli/web_build.py",
     "web/package-lock.json",
     "web/wheels.txt",
@@ -192,6 +196,7 @@ def page_data() -> dict[str, Any]:
         "function": ex.function,
         "signature": ex.signature,
         "defaults": ex.defaults,
+        "parameters": ex.parameters,
         "starter": (EX_ROOT / "problem" / "starter.py").read_text(encoding="utf-8"),
         "testTimeout": ex.browser_test_timeout,
         "runBudget": run_budget(),
@@ -207,7 +212,7 @@ def page_data() -> dict[str, Any]:
 def bundle(out: Path) -> None:
     esbuild = str(WEB / "node_modules" / ".bin" / "esbuild")
     common = ["--bundle", "--format=esm", "--minify", "--target=es2022", "--log-level=warning"]
-    run([esbuild, "src/main.js", f"--outfile={out / 'app.js'}", *common])
+    run([esbuild, "src/main.js", f"--outfile={out / 'app.js'}", f"--alias:exercise-widget={WIDGET}", *common])
     run([esbuild, "src/worker.js", f"--outfile={out / 'worker.js'}", "--external:./pyodide/*", *common])
     run([esbuild, "src/style.css", f"--outfile={out / 'app.css'}", "--bundle", "--minify", "--log-level=warning",
          "--loader:.woff2=file", "--loader:.woff=file", "--loader:.ttf=file", "--asset-names=fonts/[name]"])

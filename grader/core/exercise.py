@@ -19,7 +19,7 @@ TIERS = ("examples", "hidden", "properties", "private")
 # The exercise folder chosen with --exercise; inherited by every process the command starts.
 EXERCISE_ENV = "GRADER_EXERCISE_DIR"
 # The seam's parts (exercise.toml's [seam]) and whether each may ship to the page.
-SEAM_PARTS = {"values": True, "trusted": False, "page": False, "explain": False}
+SEAM_PARTS = {"values": True, "trusted": False, "page": False, "explain": False, "widget": True}
 
 
 def exercise_root() -> Path:

@@ -342,15 +342,15 @@ def warm_up() -> None:
     gc.freeze()
 
 
-def try_it(source: str, reference: str, candidate: str, params_json: str) -> str:
+def try_it(source: str, args_json: str, kwargs_json: str) -> str:
     """Call the editor's function once, on the student's own input."""
-    params = json.loads(params_json)
+    args, kwargs = json.loads(args_json), json.loads(kwargs_json)
     source = source.lstrip("\ufeff")
     out = io.StringIO()
     result: dict[str, Any]
     with redirect_stdout(out), redirect_stderr(out):
         try:
-            value = PageSubmission(source, Guard()).meteor_score(reference, candidate, **params)
+            value = PageSubmission(source, Guard()).call(*args, **kwargs)
             result = {"status": "ok", "value": runner.truncate(repr(value), 300), "type": type(value).__name__}
         except LoadError as exc:
             result = {"status": "error", "message": f"could not load your code: {exc}"}

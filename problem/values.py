@@ -18,6 +18,20 @@ HALF_STEP = 0.5 * 10**-DECIMALS
 FLOAT_SLACK = 1e-9
 
 
+# For Gradescope: the messages of secret-input tiers that may be shown whole, because all the
+# submission chose in them is a number (a returned string or an exception could carry the input).
+NUMBER = r"-?(?:\d+(?:\.\d*)?(?:e[-+]?\d+)?|inf|nan)"
+RULE = r"(?: \[rule: [^\[\]\n]*\])?"
+SAFE_MESSAGES = (
+    rf"expected {NUMBER}(?: or {NUMBER})?, got {NUMBER}(?: \(not rounded to 3 decimals\))?{RULE}",
+    rf"the fragmented candidate scored {NUMBER}, not lower than the contiguous one \({NUMBER}\){RULE}",
+    rf"an exact match of \d+ words should score at least {NUMBER}, got {NUMBER}{RULE}",
+)
+EXPECTED = rf"expected ({NUMBER}(?: or {NUMBER})?)[,:]"  # the expected value, kept in a hidden message
+WRONG_VALUE = "it returned something that is not a float"  # a failed test whose message is not shown
+OTHER_VALUE = "it returned another number"  # a safe message of the private tier, not shown
+
+
 def to_real(got: object) -> float:
     """The plain float behind a result, or WrongAnswer saying what type came back."""
     kind = type(got)

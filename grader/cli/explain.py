@@ -17,6 +17,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     if seam is not None:
         seam.add_arguments(parser)
+    else:  # taken, so the command says why it cannot explain rather than what it does not expect
+        parser.add_argument("inputs", nargs="*", help=argparse.SUPPRESS)
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="colour the output (default: auto)")
     parser.add_argument("--exercise", metavar="DIR", help="the exercise folder (problem/, solutions/, hidden_tests/); default: the kit's own")
     parser.set_defaults(func=cmd_explain)

@@ -61,7 +61,7 @@ class Exercise:
 
     @property
     def parameters(self) -> list[str]:
-        """The signature's positional parameters, without defaults: ["reference", "candidate"]."""
+        """The signature's positional parameters, those without defaults."""
         return [a.id for a in _signature_call(self.signature).args]
 
     @property

@@ -1,1 +1,1 @@
-"""METEOR grader kit: runs the exercise's tests against a submission and reports."""
+"""The grader kit's engine: runs an exercise's tests against a submission and reports."""

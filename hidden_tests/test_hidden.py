@@ -7,8 +7,13 @@ from typing import NamedTuple
 
 import pytest
 
-from grader.core.checks import WrongAnswer, expect_score, expected_text
+from grader.core.checks import WrongAnswer
+from grader.core import exercise
 from grader.core.submission import SubmissionError
+
+# The exercise's value rule (exercise.toml [seam] values).
+VALUES = exercise.load().module("values")
+expect_score, expected_text = VALUES.expect_score, VALUES.expected_text
 
 pytestmark = pytest.mark.tier("hidden")
 

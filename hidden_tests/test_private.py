@@ -16,8 +16,12 @@ import random
 import pytest
 
 from grader.core import exercise
-from grader.core.checks import WrongAnswer, expect_score, expect_valid_score, expected_text
+from grader.core.checks import WrongAnswer
 from grader.core.submission import SubmissionError
+
+# The exercise's value rule (exercise.toml [seam] values).
+VALUES = exercise.load().module("values")
+expect_score, expect_valid_score, expected_text = VALUES.expect_score, VALUES.expect_valid_score, VALUES.expected_text
 
 pytestmark = pytest.mark.tier("private")
 
@@ -29,7 +33,7 @@ RAW_ALPHABET = "ab .,\n\tAB"
 
 
 def _load_reference():
-    path = exercise.KIT_ROOT / "solutions" / "reference.py"
+    path = exercise.load().root / "solutions" / "reference.py"
     spec = importlib.util.spec_from_file_location("meteor_reference", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -8,7 +8,12 @@ import pytest
 from hypothesis import assume, given, note
 from hypothesis import strategies as st
 
-from grader.core.checks import WrongAnswer, expect_score, expect_valid_score
+from grader.core.checks import WrongAnswer
+from grader.core import exercise
+
+# The exercise's value rule (exercise.toml [seam] values).
+VALUES = exercise.load().module("values")
+expect_score, expect_valid_score = VALUES.expect_score, VALUES.expect_valid_score
 
 pytestmark = pytest.mark.tier("properties")
 

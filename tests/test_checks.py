@@ -13,9 +13,15 @@ from pathlib import Path
 import pytest
 
 from conftest import KIT_ROOT, load_module
-from grader.core.checks import Opaque, WrongAnswer, correct_roundings, expect_score, expect_valid_score, to_real
+from grader.core import exercise
+from grader.core.checks import Opaque, WrongAnswer
 from grader.core.runner import run
 from grader.core.submission import LocalSubmission
+
+# The exercise's value rule (exercise.toml [seam] values): the engine's checks hold no METEOR rule.
+VALUES = exercise.load().module("values")
+correct_roundings, expect_score, expect_valid_score, to_real = (
+    VALUES.correct_roundings, VALUES.expect_score, VALUES.expect_valid_score, VALUES.to_real)
 
 # The constants and the hard-coder pass tests on purpose: the grading policy is what makes them
 # earn nothing (tests/test_catalogue.py). Every other cheat must not pass a single test.

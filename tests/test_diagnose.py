@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,9 +12,12 @@ import pytest
 
 from grader.judging import diagnose
 from grader.core import diagnosis as diagnosis_core
-from grader.judging.misconceptions import BY_ID, MODELS, SAME_SCORES_AS, find
 from grader.core.submission import SubmissionError, load_local
 from tests.conftest import KIT_ROOT, load_module
+
+# The exercise's misconception models (exercise.toml [seam] trusted).
+_TRUSTED = diagnose.trusted()
+BY_ID, MODELS, SAME_SCORES_AS, find = _TRUSTED.BY_ID, _TRUSTED.MODELS, _TRUSTED.SAME_SCORES_AS, _TRUSTED.find
 
 CATALOGUE = KIT_ROOT / "tests" / "catalogue"
 WRONG = sorted((CATALOGUE / "wrong").glob("*.py"))
@@ -37,7 +41,8 @@ def names(model_id: str | None, mistake: str) -> bool:
 
 def outputs_of(path: Path) -> list:
     # In-process: the catalogue is our own trusted code (meteor-kit check and grade use the sandbox).
-    return diagnosis_core.run_probes(load_module(path, f"catalogue_run_{path.stem}"), diagnose.browser_table())
+    return diagnosis_core.run_probes(load_module(path, f"catalogue_run_{path.stem}"), diagnose.browser_table(),
+                                     diagnose.value_normalize())
 
 
 @pytest.fixture(scope="module")
@@ -85,11 +90,11 @@ def test_a_diagnosis_never_names_a_mistake_the_submission_does_not_make(catalogu
         model = find(found["mistake"])
         differences = 0
         for probe, got in zip(probes, outputs):
-            want = diagnosis_core.run_probes(reference, {"probes": [probe]})[0]
-            modelled = diagnosis_core.run_probes(model, {"probes": [probe]})[0]
+            want = diagnosis_core.run_probes(reference, {"function": "meteor_score", "probes": [probe]}, diagnose.value_normalize())[0]
+            modelled = diagnosis_core.run_probes(model, {"function": "meteor_score", "probes": [probe]}, diagnose.value_normalize())[0]
             if not diagnosis_core.agree(modelled, want):
                 differences += 1
-                assert diagnosis_core.agree(got, modelled), f"{path.stem}: {model.id} on {diagnosis_core.call_text(probe)}"
+                assert diagnosis_core.agree(got, modelled), f"{path.stem}: {model.id} on {diagnosis_core.call_text(probe, 'meteor_score')}"
         assert differences > 0
 
 
@@ -127,7 +132,7 @@ def test_no_probe_is_a_hidden_test_input():
     secret = {text for text in secret if text.strip() and text not in statement}
     table_text = json.dumps(diagnose.browser_table())
     for probe in diagnose.probes():
-        assert probe["reference"] not in secret and probe["candidate"] not in secret, probe
+        assert not set(probe["args"]) & secret, probe
     for text in secret:
         assert json.dumps(text) not in table_text, text
 
@@ -136,7 +141,7 @@ def test_the_reference_is_never_near_a_rounding_tie_on_a_probe():
     """A correct solution may round a near-tie either way; then it would look wrong."""
     reference = load_module(KIT_ROOT / "solutions" / "reference.py", "meteor_reference_ties")
     for probe in diagnose.probes():
-        exact = reference.explain(probe["reference"], probe["candidate"], **probe["kwargs"])["score_unrounded"]
+        exact = reference.explain(*probe["args"], **probe["kwargs"])["score_unrounded"]
         scaled = exact * 1000
         assert abs(scaled - int(scaled) - 0.5) > 1e-6, probe
 
@@ -212,7 +217,7 @@ def test_without_a_match_the_smallest_failing_visible_test_input_is_shown():
         {"name": "test_rule[uppercase_reference]", "tier": "hidden", "status": "fail", "message": "meteor_score('A', 'a'): x"},
         {"name": "test_matches_the_reference", "tier": "private", "status": "fail", "message": "meteor_score('B', 'b'): y"},
     ]
-    assert diagnosis_core.failing_calls(tests) == [
+    assert diagnosis_core.failing_calls(tests, "meteor_score") == [
         "meteor_score('Rain falls gently from the sky', 'Gentle rain drops from the sky'): expected 0.625, got 0.5",
         "meteor_score('the', 'the', alpha=0.9, beta=3, gamma=0.5); returned 0.5",
     ]
@@ -317,10 +322,9 @@ def test_the_table_is_kept_on_disk_and_a_damaged_copy_is_rebuilt(tmp_path, monke
     from grader.core import exercise
 
     fresh = diagnose._build_table()
-    for name in diagnose.TABLE_SOURCES:
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_bytes((exercise.KIT_ROOT / name).read_bytes())
-    monkeypatch.setattr(exercise, "KIT_ROOT", tmp_path)
+    for name in ("problem", "solutions", "hidden_tests"):
+        shutil.copytree(exercise.KIT_ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setenv(exercise.EXERCISE_ENV, str(tmp_path))
     diagnose._table.cache_clear()
     try:
         assert diagnose._table() == fresh
@@ -330,7 +334,8 @@ def test_the_table_is_kept_on_disk_and_a_damaged_copy_is_rebuilt(tmp_path, monke
         diagnose._table.cache_clear()
         assert diagnose._table() == fresh and json.loads(kept.read_text()) == fresh
         # Another model (any change to a source) is another table, under another name.
-        (tmp_path / "grader" / "judging" / "misconceptions.py").write_text((tmp_path / "grader" / "judging" / "misconceptions.py").read_text() + "\n# changed\n")
+        trusted = tmp_path / "solutions" / "misconceptions.py"
+        trusted.write_text(trusted.read_text() + "\n# changed\n")
         diagnose._table.cache_clear()
         diagnose._table()
         assert len(list((tmp_path / "build" / "cache").glob("diagnosis-table-*.json"))) == 2

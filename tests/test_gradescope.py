@@ -381,7 +381,7 @@ def test_setup_leaves_the_kit_readable_by_root_only(built):
     autograder, _ = built
     source = autograder / "source"
     assert not source.stat().st_mode & 0o004 and not (source / "grader").stat().st_mode & 0o004
-    for secret in ("solutions/reference.py", "hidden_tests/test_private.py", "grader/judging/misconceptions.py"):
+    for secret in ("solutions/reference.py", "hidden_tests/test_private.py", "solutions/misconceptions.py"):
         assert not (source / secret).stat().st_mode & 0o077, secret
     assert (autograder / "venv" / "bin" / "python").exists()
 

@@ -74,10 +74,26 @@ def test_any_python_layout_gets_its_prefix_bound_and_its_packages_hidden(tmp_pat
 
 
 def test_a_call_returns_plain_data_only():
-    with jail("def meteor_score(r, c, **k):\n    return {'x': 1} if r else float('0.5')\n") as box:
+    source = ("class Thing:\n    pass\n"
+              "def meteor_score(r, c, **k):\n"
+              "    return {'x': [1, (2.5, None)], 'y': Thing()} if r else float('0.5')\n")
+    with jail(source) as box:
         assert box.meteor_score("", "") == 0.5 and type(box.meteor_score("", "")) is float
         got = box.meteor_score("a", "b")
-        assert isinstance(got, Opaque) and got.type_name == "dict"
+        assert type(got) is dict and got["x"] == [1, (2.5, None)] and type(got["x"][1]) is tuple
+        assert isinstance(got["y"], Opaque) and got["y"].type_name == "submission.Thing"
+
+
+def test_a_returned_value_past_the_bounds_comes_back_opaque():
+    source = ("def meteor_score(r, c, **k):\n"
+              "    if r == 'deep':\n        x = []\n        for _ in range(100): x = [x]\n        return x\n"
+              "    if r == 'loop':\n        x = []\n        x.append(x)\n        return x\n"
+              "    if r == 'wide':\n        return list(range(100000))\n"
+              "    return ['x' * 999] * 500\n")
+    with jail(source) as box:
+        for kind in ("deep", "loop", "wide", "big"):
+            got = box.meteor_score(kind, "b")
+            assert isinstance(got, Opaque) and got.type_name == "list", kind
 
 
 def test_a_float_subclass_comes_back_as_its_plain_value():
@@ -275,8 +291,7 @@ def test_a_submission_that_replaces_builtins_is_judged_on_its_answers_not_crashe
               "    return {'score': round(0.7)} if reference else round(0.7)\n")
     with jail(source) as box:
         assert box.meteor_score("", "b") == 0.25
-        got = box.meteor_score("a", "b")
-        assert isinstance(got, Opaque) and got.type_name == "dict"
+        assert box.meteor_score("a", "b") == {"score": 0.25}
 
 
 def _leaver(kit_root: Path) -> str:

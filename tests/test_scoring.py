@@ -13,7 +13,10 @@ import pytest
 
 from grader.core import exercise
 from grader.core import scoring
-from grader.core.checks import WrongAnswer, correct_roundings
+from grader.core import exercise
+from grader.core.checks import WrongAnswer
+
+correct_roundings = exercise.load().module("values").correct_roundings  # the exercise's value rule
 from grader.core.runner import Report, TestResult, run
 from grader.core.submission import LoadError
 

@@ -55,7 +55,7 @@ def test_no_file_of_the_site_contains_the_private_tier(site):
 
 def test_no_file_of_the_site_contains_the_misconception_models(site):
     # The page gets the models' answers (py/diagnosis-table.json), never their code.
-    prints = fingerprints(ROOT / "grader" / "judging" / "misconceptions.py", shipped_sources())
+    prints = fingerprints(ROOT / "solutions" / "misconceptions.py", shipped_sources())
     assert len(prints) >= 50
     assert leaks(site, prints) == []
     names = [name for name, _ in site_blobs(site)]

@@ -59,7 +59,7 @@ exec /autograder/venv/bin/python -m grader.cli.autograder run --root /autograder
 """
 
 # What the zip carries besides the scripts: the kit's files the grader reads at run time.
-PACKAGED = ("grader", "hidden_tests", "problem", "solutions/reference.py")
+PACKAGED = ("grader", "hidden_tests", "problem", "solutions")  # solutions/: the reference and the seam's trusted modules
 MAX_READ = 1_000_000  # bytes read of an upload to see whether it defines the function
 
 
@@ -100,7 +100,6 @@ def requirements() -> str:
 
 def export(out: Path) -> None:
     """Write the autograder zip: setup.sh, run_autograder and the kit, all at the zip's root."""
-    root = exercise.KIT_ROOT
     pins = requirements()  # before the zip is opened: a refusal leaves no half-written file
     out.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -110,6 +109,7 @@ def export(out: Path) -> None:
             info.external_attr = (stat.S_IFREG | mode) << 16
             zf.writestr(info, text)
         for item in PACKAGED:
+            root = exercise.ENGINE_ROOT if item == "grader" else exercise.load().root
             path = root / item
             files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
             for file in files:

@@ -116,6 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--budget", type=_positive_float, default=exercise.load().budget,
                        help=f"seconds the submission may use in all (default {exercise.load().budget:g}, as grade); "
                        "the tests after that are reported not run")
+    check.add_argument("--exercise", metavar="DIR",
+                       help="the exercise folder (problem/, solutions/, hidden_tests/); default: the kit's own")
     check.set_defaults(func=cmd_check)
 
     for module in SUBCOMMAND_MODULES:
@@ -123,7 +125,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def choose_exercise(argv: list[str] | None) -> None:
+    """Apply --exercise DIR before anything reads the exercise: this process and every one it starts use it."""
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--exercise")
+    known, _ = pre.parse_known_args(sys.argv[1:] if argv is None else argv)
+    if known.exercise is None:
+        return
+    folder = Path(known.exercise)
+    shown = for_terminal(known.exercise, one_line=True)
+    if not (folder / "problem" / "exercise.toml").is_file():
+        print(f"meteor-kit: --exercise {shown}: no problem/exercise.toml in that folder", file=sys.stderr)
+        raise SystemExit(2)
+    os.environ[exercise.EXERCISE_ENV] = str(folder.resolve())
+    try:
+        exercise.load()
+    except (OSError, ValueError, KeyError, TypeError, SyntaxError) as exc:
+        print(f"meteor-kit: --exercise {shown}: its problem/exercise.toml is not valid ({exc!r})", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
 def main(argv: list[str] | None = None) -> int:
+    choose_exercise(argv)
     args = build_parser().parse_args(argv)
     return args.func(args)
 

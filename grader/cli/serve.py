@@ -91,4 +91,6 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     parser.add_argument("--dir", default=str(web_build.DEFAULT_OUT), help="the site to serve (built there if needed)")
     parser.add_argument("--rebuild", action="store_true", help="build the site even if it is up to date")
+    parser.add_argument("--exercise", metavar="DIR",
+                        help="the exercise folder (problem/, solutions/, hidden_tests/); default: the kit's own")
     parser.set_defaults(func=cmd_serve)

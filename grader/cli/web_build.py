@@ -16,7 +16,6 @@ import json
 import shutil
 import subprocess
 import sys
-import tomllib
 import warnings
 import zipfile
 from pathlib import Path
@@ -24,9 +23,11 @@ from typing import Any
 
 from grader.core import exercise
 
-ROOT = exercise.KIT_ROOT
+ROOT = exercise.ENGINE_ROOT  # the engine: grader/, web/
+EXERCISE = exercise.load()  # the exercise: problem/, solutions/, hidden_tests/ (--exercise's, else the kit's own)
+EX_ROOT = EXERCISE.root
 WEB = ROOT / "web"
-DEFAULT_OUT = ROOT / "build" / "web"
+DEFAULT_OUT = EX_ROOT / "build" / "web"
 CACHE = ROOT / "build" / "cache"
 STAMP = "build-stamp.txt"
 
@@ -43,21 +44,18 @@ KIT_FILES = (
     "hidden_tests/test_examples.py",
     "hidden_tests/test_hidden.py",
     "hidden_tests/test_properties.py",
+    # The exercise's value rule: the page's tests judge with it, as the CLI's do.
+    *(name for part, name in EXERCISE.seam.items() if exercise.SEAM_PARTS[part] and name.endswith(".py")),
 )
+# The page's Try it panel: the exercise's widget (bundled into app.js with the JavaScript beside
+# it), or the engine's plain one.
+WIDGET = EXERCISE.path("widget") or WEB / "src" / "try_plain.js"
 PAGE_SESSION = WEB / "py" / "page_session.py"
 # The diagnosis's probes and the reference's and models' answers to them, computed here: the page
 # runs grader/core/diagnosis.py on it, never the reference or the models themselves.
 DIAGNOSIS_TABLE = "py/diagnosis-table.json"
 # Python's memory once started (the imports and a first collection done): see web/src/boot.js.
 SNAPSHOT = "py/python.snapshot.gz"
-
-# Besides the statement's examples, the "Try it" panel shows the breakdown of these.
-EXTRA_TRY_EXAMPLES: tuple[tuple[str, str, str, dict[str, float]], ...] = (
-    ("word order: one chunk here, two in full METEOR", "the cat sat on the mat", "on the mat the cat sat", {}),
-    ("shuffled words: still one chunk here", "the quick brown fox jumps over the lazy dog", "the fox quick over dog brown", {}),
-    ("scattered matches: three chunks", "the cat sat on the mat", "the dog sat by the mat", {}),
-    ("a longer candidate: precision drops", "a small red house", "there is a small and very red house", {}),
-)
 
 # Inputs whose change means the site must be rebuilt.
 SOURCES = (
@@ -66,12 +64,25 @@ SOURCES = (
     "problem/starter.py",
     "solutions/reference.py",
     "grader/judging/diagnose.py",
-    "grader/judging/misconceptions.py",
+    *(name for part, name in EXERCISE.seam.items() if not exercise.SEAM_PARTS[part]),
+    *(str(p.relative_to(EX_ROOT)) for p in sorted(WIDGET.parent.glob("*.js")) if p.is_relative_to(EX_ROOT)),
     "grader/cli/web_build.py",
     "web/package-lock.json",
     "web/wheels.txt",
 )
 SOURCE_DIRS = ("web/src", "web/py", "web/tools")
+
+
+def source(name: str) -> Path:
+    """Where a shipped or watched file lives: the engine's own, or the exercise's."""
+    return ROOT / name if name.split("/")[0] in ("grader", "web") else EX_ROOT / name
+
+
+def _relative(path: Path) -> str:
+    for root in (EX_ROOT, ROOT):
+        if path.is_relative_to(root):
+            return path.relative_to(root).as_posix()
+    return path.as_posix()
 
 
 def log(message: str) -> None:
@@ -81,12 +92,12 @@ def log(message: str) -> None:
 def digest(paths: list[Path]) -> str:
     h = hashlib.sha256()
     for path in paths:
-        h.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+        h.update(_relative(path).encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()[:16]
 
 
 def input_files() -> list[Path]:
-    files = [ROOT / p for p in SOURCES]
+    files = [source(p) for p in SOURCES]
     for folder in SOURCE_DIRS:
         files += sorted(p for p in (ROOT / folder).rglob("*") if p.is_file() and "__pycache__" not in p.parts)
     return files
@@ -173,7 +184,7 @@ def snapshot_key(paths: list[Path]) -> str:
 def kit_zip(dest: Path) -> None:
     with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as z:
         for name in KIT_FILES:
-            z.write(ROOT / name, name)
+            z.write(source(name), name)
         z.write(PAGE_SESSION, PAGE_SESSION.name)
 
 
@@ -190,62 +201,26 @@ def load_module(path: Path, name: str):
     return module
 
 
-def breakdown(explain, title: str, reference: str, candidate: str, params: dict[str, float]) -> dict[str, Any]:
-    """What the page draws for one input: tokens, which reference word each match used, chunks, figures."""
-    e = explain(reference, candidate, **params)
-    # Clipped matching uses the reference's copies of a word in order: the k-th matched copy
-    # of a word in the candidate is the k-th occurrence of that word in the reference.
-    positions: dict[str, list[int]] = {}
-    for i, word in enumerate(e["reference_tokens"]):
-        positions.setdefault(word, []).append(i)
-    used: dict[str, int] = {}
-    links = []
-    for i, (word, hit) in enumerate(zip(e["candidate_tokens"], e["matched"])):
-        if hit:
-            links.append([i, positions[word][used.get(word, 0)]])
-            used[word] = used.get(word, 0) + 1
-    return {
-        "title": title,
-        "reference": reference,
-        "candidate": candidate,
-        "params": params,
-        "referenceTokens": e["reference_tokens"],
-        "candidateTokens": e["candidate_tokens"],
-        "links": links,
-        "chunks": [list(span) for span in e["chunk_spans"]],
-        "m": e["m"],
-        "P": e["precision"],
-        "R": e["recall"],
-        "Fmean": e["fmean"],
-        "Pen": e["penalty"],
-        "score": e["score"],
-    }
-
-
 def run_budget() -> float:
     """Seconds a whole Run tests may take in the page: `[limits] browser_run_budget`, 20 if absent."""
-    limits = tomllib.loads((ROOT / "problem" / "exercise.toml").read_text(encoding="utf-8"))["limits"]
-    return float(limits.get("browser_run_budget", 20.0))
+    return exercise.load().browser_run_budget
 
 
 def page_data() -> dict[str, Any]:
     """Everything the page needs besides its code: computed here, from the exercise's files."""
     ex = exercise.load()
-    explain = load_module(ROOT / "solutions" / "reference.py", "_reference_for_build").explain
+    page = ex.module("page")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # its tier mark is registered by the tests' conftest, not here
-        examples = load_module(ROOT / "hidden_tests" / "test_examples.py", "_examples_for_build").EXAMPLES
-    tries = [
-        {**breakdown(explain, name.replace("_", " "), ref, cand, params), "key": name}
-        for name, (ref, cand, params, _) in examples.items()
-    ]
-    tries += [breakdown(explain, *example) for example in EXTRA_TRY_EXAMPLES]
+        tries = page.try_examples() if page is not None else []
     return {
         "id": ex.id,
         "title": ex.title,
         "function": ex.function,
         "signature": ex.signature,
-        "starter": (ROOT / "problem" / "starter.py").read_text(encoding="utf-8"),
+        "defaults": ex.defaults,
+        "parameters": ex.parameters,
+        "starter": (EX_ROOT / "problem" / "starter.py").read_text(encoding="utf-8"),
         "testTimeout": ex.browser_test_timeout,
         "runBudget": run_budget(),
         "tiers": {
@@ -260,7 +235,7 @@ def page_data() -> dict[str, Any]:
 def bundle(out: Path) -> None:
     esbuild = str(WEB / "node_modules" / ".bin" / "esbuild")
     common = ["--bundle", "--format=esm", "--minify", "--target=es2022", "--log-level=warning"]
-    run([esbuild, "src/main.js", f"--outfile={out / 'app.js'}", *common])
+    run([esbuild, "src/main.js", f"--outfile={out / 'app.js'}", f"--alias:exercise-widget={WIDGET}", *common])
     run([esbuild, "src/worker.js", f"--outfile={out / 'worker.js'}", "--external:./pyodide/*", *common])
     run([esbuild, "src/style.css", f"--outfile={out / 'app.css'}", "--bundle", "--minify", "--log-level=warning",
          "--loader:.woff2=file", "--loader:.woff=file", "--loader:.ttf=file", "--asset-names=fonts/[name]"])
@@ -268,7 +243,7 @@ def bundle(out: Path) -> None:
 
 def index_html(data: dict[str, Any]) -> str:
     statement = run(
-        ["node", "tools/render-statement.mjs", str(ROOT / "problem" / "statement.md")], capture_output=True, text=True
+        ["node", "tools/render-statement.mjs", str(EX_ROOT / "problem" / "statement.md")], capture_output=True, text=True
     ).stdout
     template = (WEB / "src" / "index.html").read_text(encoding="utf-8")
     # In a <script> element, only "</" could end it early.
@@ -334,4 +309,6 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser("build-web", help="build the student's page as a static site")
     parser.add_argument("--out", default=str(DEFAULT_OUT), help=f"where to write it (default: {DEFAULT_OUT.relative_to(ROOT)})")
     parser.add_argument("--if-needed", action="store_true", help="build only if an input changed since the last build")
+    parser.add_argument("--exercise", metavar="DIR",
+                        help="the exercise folder (problem/, solutions/, hidden_tests/); default: the kit's own")
     parser.set_defaults(func=cmd_build_web)

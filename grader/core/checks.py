@@ -1,14 +1,9 @@
-"""How the tests judge a returned value. Trusted side only; shipped to the browser too."""
+"""What every exercise's value rule builds on: the verdict and how an opaque value is named. Ships to the browser too."""
 
 from __future__ import annotations
 
 import math
-
-DECIMALS = 3
-HALF_STEP = 0.5 * 10**-DECIMALS
-# Two correct implementations may compute the unrounded score in a different order;
-# this slack lets either side of a near-tie pass without letting a wrong digit through.
-FLOAT_SLACK = 1e-9
+from typing import Any
 
 
 class WrongAnswer(AssertionError):
@@ -30,67 +25,24 @@ def describe(value: object) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def to_real(got: object) -> float:
-    """The plain float behind a result, or WrongAnswer saying what type came back."""
-    kind = type(got)
-    if kind is Opaque:
-        raise WrongAnswer(f"meteor_score returned {got.type_name}; it must return a float")
-    if kind is bool or got is None or kind is str:
-        raise WrongAnswer(f"meteor_score returned {kind.__name__} {describe(got)}; it must return a float")
-    # issubclass on the real type: isinstance would trust an object's own __class__.
-    if issubclass(kind, float):
-        value = float.__float__(got)  # drops any subclass and its overridden operators
-    elif kind is int:  # not a subclass: the sandbox passes only a plain int, and the browser must agree
-        value = float(got) if abs(got) < 2**1023 else math.inf
-    else:
-        # Fraction, Decimal and the like too: the sandbox only lets int and float through as numbers,
-        # so the browser must not accept more than the grader.
-        name = f"{kind.__module__}.{kind.__qualname__}".removeprefix("builtins.")  # as the sandbox names it
-        raise WrongAnswer(f"meteor_score returned {name}; it must return a float")
-    if math.isnan(value) or math.isinf(value):
-        raise WrongAnswer(f"meteor_score returned float {value}; the score is always a number between 0 and 1")
-    return value
+def type_name(value: object) -> str:
+    """A value's type as the sandbox names it: "float", "fractions.Fraction", an opaque value's own name."""
+    if type(value) is Opaque:
+        return value.type_name
+    kind = type(value)
+    return f"{kind.__module__}.{kind.__qualname__}".removeprefix("builtins.")
 
 
-def is_rounded(value: float) -> bool:
-    scaled = value * 10**DECIMALS
-    return abs(scaled - round(scaled)) < 1e-6
-
-
-def correct_roundings(exact: float) -> list[float]:
-    """Every 3-decimal value that is a correct rounding of `exact` (two at a tie)."""
-    scaled = exact * 10**DECIMALS
-    low, high = math.floor(scaled), math.ceil(scaled)
-    options = {n / 10**DECIMALS for n in (low, high)}
-    return sorted(v for v in options if abs(v - exact) <= HALF_STEP + FLOAT_SLACK)
-
-
-def expected_text(exact: float) -> str:
-    """The accepted answers, as messages show them: "0.812 or 0.813" at a tie."""
-    return " or ".join(repr(v) for v in correct_roundings(exact))
-
-
-def expect_score(got: object, exact: float, *, rule: str | None = None, call: str | None = None) -> float:
-    """Pass when `got` is a correct 3-decimal rounding of the true score `exact`."""
-    expected = expected_text(exact)
-    where = f"{call}: " if call else ""
-    because = f" [rule: {rule}]" if rule else ""
-    try:
-        value = to_real(got)
-    except WrongAnswer as exc:
-        raise WrongAnswer(f"{where}expected {expected}, but {exc}{because}") from None
-    accepted = correct_roundings(exact)
-    if is_rounded(value) and any(abs(value - ok) < 1e-9 for ok in accepted):
-        return value
-    note = "" if is_rounded(value) else " (not rounded to 3 decimals)"
-    raise WrongAnswer(f"{where}expected {expected}, got {value!r}{note}{because}")
-
-
-def expect_valid_score(got: object) -> float:
-    """The invariant every result must satisfy: a real number in [0, 1] with 3 decimals."""
-    value = to_real(got)
-    if not 0.0 <= value <= 1.0:
-        raise WrongAnswer(f"the score must lie between 0 and 1, got {value!r}")
-    if not is_rounded(value):
-        raise WrongAnswer(f"the score must be rounded to 3 decimals, got {value!r}")
-    return value
+def same_plain(got: Any, want: Any, tolerance: float = 1e-9) -> bool:
+    """Plain data equal to `want`, of the same shape: numbers within `tolerance`, a bool never a number."""
+    if isinstance(want, bool) or want is None or isinstance(want, str):
+        return type(got) is type(want) and got == want
+    if isinstance(want, (int, float)):
+        if type(got) not in (int, float) or type(got) is bool:
+            return False
+        return math.isfinite(float(got)) and abs(float(got) - float(want)) <= tolerance
+    if isinstance(want, (list, tuple)):
+        return type(got) in (list, tuple) and len(got) == len(want) and all(map(same_plain, got, want))
+    if isinstance(want, dict):
+        return type(got) is dict and got.keys() == want.keys() and all(same_plain(got[k], want[k]) for k in want)
+    return False

@@ -8,33 +8,35 @@ outputs, computed at build time by grader.judging.diagnose.browser_table(). In P
 
 which is run_probes, failing_calls and diagnose_outputs in one.
 
-Outputs are normalized so they survive JSON: floats stay floats, ints become floats, None
-stays None, a call that did not return is {"error": kind}, anything else is {"type": name}.
+A probe is {"args": [...], "kwargs": {...}, "origin": ...}: any arity, any plain values. The
+table names the exercise's function. Outputs are normalized so they survive JSON: by the
+exercise's value rule (`normalize` in its [seam] values module) or, without one, as plain data:
+numbers become floats, None, bools and strings stay, lists stay lists, a dict becomes
+{"dict": [[key, value], ...]}, a call that did not return is {"error": kind}, anything else
+is {"type": name}.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
 TOLERANCE = 1e-9  # two ways of computing the same rounded score agree to far better than this
 
 
 def normalize(value: Any) -> Any:
     """A returned value as plain JSON data, keeping only what the diagnosis compares."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return {"type": "bool"}
-    if isinstance(value, float):
-        number = float.__float__(value)
-    elif isinstance(value, int):
-        number = float(int.__index__(value))
-    else:
-        return {"type": getattr(value, "type_name", type(value).__name__)}
-    if math.isnan(number) or math.isinf(number):
-        return {"type": str(number)}
-    return number
+    kind = type(value)
+    if value is None or kind is bool or kind is str:
+        return value
+    if kind in (int, float) or isinstance(value, float):
+        number = float.__float__(value) if isinstance(value, float) else float(int.__index__(value))
+        return {"type": str(number)} if math.isnan(number) or math.isinf(number) else number
+    if kind in (list, tuple):
+        return [normalize(v) for v in value]
+    if kind is dict:
+        return {"dict": [[normalize(k), normalize(v)] for k, v in value.items()]}
+    return {"type": getattr(value, "type_name", kind.__name__)}
 
 
 def error_marker(exc: BaseException) -> dict:
@@ -44,38 +46,60 @@ def error_marker(exc: BaseException) -> dict:
 
 def agree(a: Any, b: Any) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
-        return ("error" in a and "error" in b) or a == b
+        if "error" in a and "error" in b:
+            return True
+        if "dict" in a and "dict" in b:
+            return agree(a["dict"], b["dict"])
+        return a == b
     if isinstance(a, float) and isinstance(b, float):
         return abs(a - b) <= TOLERANCE
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(map(agree, a, b))
+    if type(a) in (bool, str) and type(a) is type(b):
+        return a == b
     return a is None and b is None
 
 
-def call_text(probe: dict) -> str:
-    extra = "".join(f", {k}={v!r}" for k, v in probe["kwargs"].items())
-    return f"meteor_score({probe['reference']!r}, {probe['candidate']!r}{extra})"
+def call_text(probe: dict, function: str) -> str:
+    """The call as Python source: `function(arg, ..., key=value)`."""
+    shown = [repr(a) for a in probe["args"]] + [f"{k}={v!r}" for k, v in probe["kwargs"].items()]
+    return f"{function}({', '.join(shown)})"
 
 
 def shown(value: Any) -> str:
     if isinstance(value, dict):
+        if "dict" in value:
+            return "{" + ", ".join(f"{shown(k)}: {shown(v)}" for k, v in value["dict"]) + "}"
         return "an error" if "error" in value else f"a {value['type']}"
+    if isinstance(value, list):
+        return "[" + ", ".join(map(shown, value)) + "]"
     return repr(value)
 
 
-def run_probes(submission: Any, table: dict) -> list:
-    """Call `submission.meteor_score` on every probe; an exception becomes an error marker."""
+def run_probes(submission: Any, table: dict, normalizer: Callable[[Any], Any] | None = None) -> list:
+    """Call the table's function of `submission` on every probe; an exception becomes an error marker.
+
+    `normalizer`: the exercise's value rule's `normalize`, when it has one (else plain data).
+    """
+    function = getattr(submission, table["function"])
+    as_data = normalizer or normalize
     outputs = []
     for probe in table["probes"]:
         try:
-            value = submission.meteor_score(probe["reference"], probe["candidate"], **probe["kwargs"])
+            value = function(*probe["args"], **probe["kwargs"])
         except Exception as exc:  # noqa: BLE001 - any failure is an answer here
             outputs.append(error_marker(exc))
         else:
-            outputs.append(normalize(value))
+            outputs.append(as_data(value))
     return outputs
 
 
-def _size(probe: dict) -> tuple:
-    return (len(probe["reference"]) + len(probe["candidate"]) + 8 * len(probe["kwargs"]), call_text(probe))
+def _weight(value: Any) -> int:
+    return len(value) if isinstance(value, str) else len(repr(value))
+
+
+def _size(probe: dict, function: str) -> tuple:
+    return (sum(map(_weight, probe["args"])) + 8 * len(probe["kwargs"]), call_text(probe, function))
 
 
 def _differs(outputs: list, reference: list) -> set[int]:
@@ -97,17 +121,18 @@ def best_model(outputs: list, table: dict) -> tuple[dict | None, set[int], set[i
     return best, best_diffs, wrong
 
 
-def failing_calls(tests: list[dict]) -> list[str]:
+def failing_calls(tests: list[dict], function: str) -> list[str]:
     """The inputs a student may see: the failing calls of the examples and properties tiers."""
+    opening = f"{function}("
     found = []
     for test in tests:
         if test.get("status") == "pass" or test.get("tier") not in ("examples", "properties"):
             continue
         lines = (test.get("message") or "").splitlines()
         if test["tier"] == "examples":
-            calls = [line for line in lines[:1] if line.startswith("meteor_score(")]
+            calls = [line for line in lines[:1] if line.startswith(opening)]
         else:
-            calls = [line.strip() for line in lines if line.startswith("meteor_score(") or line.startswith("  returned ")]
+            calls = [line.strip() for line in lines if line.startswith(opening) or line.startswith("  returned ")]
         if calls:
             found.append("; ".join(calls))
     return found
@@ -123,7 +148,7 @@ def diagnose_outputs(outputs: list, table: dict, failing: list[str] | None = Non
     model, diffs, wrong = best_model(outputs, table)
     if not wrong:
         return None
-    probes = table["probes"]
+    probes, function = table["probes"], table["function"]
     if all(isinstance(got, dict) and "error" in got for got in outputs):
         # Every model that raises somewhere would "match"; none of them says why this one never returns.
         return {
@@ -139,8 +164,8 @@ def diagnose_outputs(outputs: list, table: dict, failing: list[str] | None = Non
         smallest = min(failing, key=len) if failing else None
         if smallest is None:
             # The statement's examples first: the student has already seen those inputs.
-            i = min(wrong, key=lambda i: (probes[i].get("origin") != "examples", _size(probes[i])))
-            smallest = f"{call_text(probes[i])} returned {shown(outputs[i])}, but the rules give {shown(table['reference'][i])}"
+            i = min(wrong, key=lambda i: (probes[i].get("origin") != "examples", _size(probes[i], function)))
+            smallest = f"{call_text(probes[i], function)} returned {shown(outputs[i])}, but the rules give {shown(table['reference'][i])}"
         return {
             "mistake": None,
             "kind": "unknown",
@@ -150,8 +175,8 @@ def diagnose_outputs(outputs: list, table: dict, failing: list[str] | None = Non
             "example": smallest,
             "message": f"Your scores don't match any mistake we know of. The smallest failing input: {smallest}.",
         }
-    i = min(diffs, key=lambda i: _size(probes[i]))
-    example = f"{call_text(probes[i])} returned {shown(outputs[i])}, but the rules give {shown(table['reference'][i])}"
+    i = min(diffs, key=lambda i: _size(probes[i], function))
+    example = f"{call_text(probes[i], function)} returned {shown(outputs[i])}, but the rules give {shown(table['reference'][i])}"
     singles = {m["id"]: m for m in table["models"]}
     parts = [singles[p] for p in model.get("parts", [model["id"]])]
     when = ", and ".join(p["when"] for p in parts)
@@ -178,6 +203,8 @@ def full_text(diagnosis: dict) -> str:
     return f"{diagnosis['message']} For example, {diagnosis['example']}."
 
 
-def diagnose(submission: Any, table: dict, tests: list[dict] | None = None) -> dict | None:
+def diagnose(submission: Any, table: dict, tests: list[dict] | None = None,
+             normalizer: Callable[[Any], Any] | None = None) -> dict | None:
     """Probe `submission` and name its mistake; `tests` are its test results (examples and properties are quoted)."""
-    return diagnose_outputs(run_probes(submission, table), table, failing_calls(tests or []))
+    found = run_probes(submission, table, normalizer)
+    return diagnose_outputs(found, table, failing_calls(tests or [], table["function"]))

@@ -1,14 +1,31 @@
-"""The exercise's metadata, read from problem/exercise.toml (the one source of truth)."""
+"""The exercise's metadata, read from problem/exercise.toml (the one source of truth), and its seam."""
 
 from __future__ import annotations
 
+import ast
+import importlib.util
+import os
+import sys
 import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
-KIT_ROOT = Path(__file__).resolve().parents[2]
+KIT_ROOT = Path(__file__).resolve().parents[2]  # the engine's own folder (and its default exercise)
+ENGINE_ROOT = KIT_ROOT
 TIERS = ("examples", "hidden", "properties", "private")
+# The exercise folder chosen with --exercise; inherited by every process the command starts.
+EXERCISE_ENV = "GRADER_EXERCISE_DIR"
+# The seam's parts (exercise.toml's [seam]) and whether each may ship to the page.
+SEAM_PARTS = {"values": True, "trusted": False, "page": False, "explain": False, "widget": True}
+
+
+def exercise_root() -> Path:
+    """The folder holding problem/, solutions/ and hidden_tests/: --exercise's, else the kit's own."""
+    chosen = os.environ.get(EXERCISE_ENV)
+    return Path(chosen).resolve() if chosen else KIT_ROOT
 
 
 @dataclass(frozen=True)
@@ -35,13 +52,52 @@ class Exercise:
     tiers: dict[str, Tier]
     scoring: dict = field(default_factory=dict)  # when points are paid: read by grader/core/scoring.py
     submission_file: str | None = None  # `[submission] file`: a glob naming the file graded among a student's files
+    browser_run_budget: float = 20.0
+    root: Path = KIT_ROOT
+    seam: dict[str, str] = field(default_factory=dict)  # part -> path in the exercise folder
 
     @property
     def browser_tiers(self) -> tuple[str, ...]:
         return tuple(name for name, tier in self.tiers.items() if tier.browser)
 
+    @property
+    def parameters(self) -> list[str]:
+        """The signature's positional parameters, those without defaults."""
+        return [a.id for a in _signature_call(self.signature).args]
 
-def parse(data: dict) -> Exercise:
+    @property
+    def defaults(self) -> dict[str, Any]:
+        """The signature's keyword parameters and their defaults: the one source of them."""
+        return {k.arg: ast.literal_eval(k.value) for k in _signature_call(self.signature).keywords}
+
+    def path(self, part: str) -> Path | None:
+        """Where the seam's `part` lives, or None when the exercise has none."""
+        name = self.seam.get(part)
+        return self.root / name if name else None
+
+    def module(self, part: str) -> ModuleType | None:
+        """The seam's Python module `part` ("values" or "trusted"), loaded once from the exercise folder."""
+        path = self.path(part)
+        return _load_module(path, f"_exercise_{self.id}_{part}") if path else None
+
+
+def _signature_call(signature: str) -> ast.Call:
+    node = ast.parse(signature, mode="eval").body
+    if not isinstance(node, ast.Call):
+        raise ValueError(f"exercise.toml's signature is not a call: {signature!r}")
+    return node
+
+
+@lru_cache(maxsize=None)
+def _load_module(path: Path, name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while it runs
+    spec.loader.exec_module(module)
+    return module
+
+
+def parse(data: dict, root: Path = KIT_ROOT) -> Exercise:
     limits = data["limits"]
     tiers = {
         name: Tier(name, float(t["points"]), bool(t["browser"]), t.get("description", ""))
@@ -50,6 +106,12 @@ def parse(data: dict) -> Exercise:
     unknown = set(tiers) - set(TIERS)
     if unknown:
         raise ValueError(f"exercise.toml names unknown tiers: {sorted(unknown)}")
+    seam = {str(k): str(v) for k, v in data.get("seam", {}).items()}
+    if set(seam) - set(SEAM_PARTS):
+        raise ValueError(f"exercise.toml's [seam] names unknown parts: {sorted(set(seam) - set(SEAM_PARTS))}")
+    for part, name in seam.items():
+        if Path(name).is_absolute() or ".." in Path(name).parts:
+            raise ValueError(f"exercise.toml's [seam] {part} must be a path inside the exercise folder: {name!r}")
     return Exercise(
         id=data["id"],
         title=data["title"],
@@ -65,11 +127,17 @@ def parse(data: dict) -> Exercise:
         tiers=tiers,
         scoring=data.get("scoring", {}),
         submission_file=data.get("submission", {}).get("file") or None,
+        browser_run_budget=float(limits.get("browser_run_budget", 20.0)),
+        root=root,
+        seam=seam,
     )
 
 
-@lru_cache(maxsize=None)
 def load(path: Path | None = None) -> Exercise:
-    path = path or KIT_ROOT / "problem" / "exercise.toml"
+    return _load(path or exercise_root() / "problem" / "exercise.toml")
+
+
+@lru_cache(maxsize=None)
+def _load(path: Path) -> Exercise:
     with open(path, "rb") as f:
-        return parse(tomllib.load(f))
+        return parse(tomllib.load(f), Path(path).resolve().parent.parent)

@@ -19,7 +19,12 @@ from grader.core.checks import WrongAnswer
 from grader.core.submission import LoadError, SubmissionError, Submission
 
 OUTPUT_LIMIT = 500
-TESTS_DIR = exercise.KIT_ROOT / "hidden_tests"
+
+
+def hidden_tests_dir() -> Path:
+    """The exercise's hidden_tests/ folder."""
+    return exercise.load().root / "hidden_tests"
+
 
 
 @dataclass
@@ -165,7 +170,7 @@ def run(
     factory: Callable[[], Submission],
     name: str,
     tiers: tuple[str, ...] | None = None,
-    tests_dir: Path = TESTS_DIR,
+    tests_dir: Path | None = None,
     quiet: bool = True,
     plugins: tuple[object, ...] = (),
 ) -> Report:
@@ -177,7 +182,7 @@ def run(
     tiers = tiers or tuple(ex.tiers)
     collector = Collector({t: ex.tiers[t].points for t in ex.tiers})
     provider = SubmissionProvider(factory)
-    args = [str(tests_dir), "-q", "-p", "no:cacheprovider", "--tiers", ",".join(tiers), "-o", "console_output_style=classic"]
+    args = [str(tests_dir or hidden_tests_dir()), "-q", "-p", "no:cacheprovider", "--tiers", ",".join(tiers), "-o", "console_output_style=classic"]
     # Verdicts come from the exceptions, not pytest's report text: a native traceback spares
     # parsing the source of every frame of every failure (a failing submission ran 3x slower),
     # and unraisableexception runs full garbage collections each session.

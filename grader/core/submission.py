@@ -1,4 +1,4 @@
-"""What the tests call: a submission's `meteor_score`, wherever it actually runs."""
+"""What the tests call: a submission's function, wherever it actually runs."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import traceback
 import types
 from typing import Any, Protocol
 
+from grader.core import exercise
 from grader.core.checks import Opaque
 
 SUBMISSION_FILENAME = "submission.py"
@@ -31,11 +32,22 @@ class SubmissionError(Exception):
 
 
 class LoadError(Exception):
-    """The submission could not be loaded at all (syntax error, no meteor_score, ...)."""
+    """The submission could not be loaded at all (syntax error, no such function, ...)."""
 
 
 class Submission(Protocol):
-    def meteor_score(self, *args: Any, **kwargs: Any) -> Any: ...
+    function: str
+
+    def call(self, *args: Any, **kwargs: Any) -> Any: ...
+
+
+class CallsByName:
+    """The exercise's function by its own name: `submission.<function>(...)` is `submission.call(...)`."""
+
+    def __getattr__(self, name: str) -> Any:
+        if not name.startswith("_") and name not in ("function", "call") and name == self.function:
+            return self.call
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
 def to_plain(value: Any) -> Any:
@@ -64,10 +76,11 @@ def student_traceback(exc: BaseException, filename: str = SUBMISSION_FILENAME) -
     return "".join(lines).rstrip()
 
 
-class LocalSubmission:
+class LocalSubmission(CallsByName):
     """Runs trusted or practice code in this process: the browser, where a student can only cheat themselves."""
 
-    def __init__(self, source: str, function: str = "meteor_score", filename: str = SUBMISSION_FILENAME):
+    def __init__(self, source: str, function: str | None = None, filename: str = SUBMISSION_FILENAME):
+        self.function = function = function or exercise.load().function
         self.filename = filename
         module = types.ModuleType("submission")
         module.__file__ = filename
@@ -95,7 +108,7 @@ class LocalSubmission:
             raise LoadError(f"{function!r} is defined but is not a function")
         self._function = namespace[function]
 
-    def meteor_score(self, *args: Any, **kwargs: Any) -> Any:
+    def call(self, *args: Any, **kwargs: Any) -> Any:
         try:
             return self._function(*args, **kwargs)
         except KeyboardInterrupt:
@@ -103,7 +116,7 @@ class LocalSubmission:
         except BaseException as exc:  # noqa: BLE001
             raise SubmissionError(
                 "exception",
-                f"meteor_score raised {type(exc).__name__}: {exc}",
+                f"{self.function} raised {type(exc).__name__}: {exc}",
                 student_traceback(exc, self.filename),
             ) from None
 

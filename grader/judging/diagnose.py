@@ -6,7 +6,6 @@ so the table can ship to the browser and any probe can be quoted to a student.
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import hashlib
 import importlib.util
@@ -19,56 +18,10 @@ from typing import Any
 
 from grader.core import diagnosis as diagnosis_core
 from grader.core import exercise
-from grader.judging.misconceptions import MODELS, PAIRS
-from grader.core.submission import SubmissionError
+from grader.core.submission import CallsByName, SubmissionError
 
-TABLE_VERSION = 1
+TABLE_VERSION = 2  # 2: probes are {"args", "kwargs", "origin"}, and the table names the function
 MAX_TIMEOUTS = 2  # past this, a submission that hangs would spend minutes on probes that teach nothing
-
-# (reference, candidate, keyword arguments): each probe separates some models from the reference.
-OUR_PROBES: list[tuple[str, str, dict]] = [
-    ("the old man and the sea", "the old man sees the sea", {}),
-    ("The Old Man sees the sea", "the old man saw The Sea", {}),
-    ("Birds Fly South", "birds fly south again", {}),
-    ("cold wind blows here", "The Cold Wind blows", {}),
-    ("one two\tthree\nfour", "one two three four five", {}),
-    ("green  tea is hot", "green tea  is very hot", {}),
-    (" stars shine ", "stars shine bright tonight", {}),
-    ("Stop, look and listen.", "stop look and listen", {}),
-    ("hello, my good friend!", "Hello, my friend", {}),
-    ("go home now", "go go go home", {}),
-    ("we will we will rock you", "we will we will go", {}),
-    ("sun moon", "sun sun moon", {}),
-    ("sun moon", "sun rain sun moon", {}),
-    ("one two three four", "three four one two", {}),
-    ("red x green y blue", "red green blue", {}),
-    ("p q r s t", "z p q z r s", {}),
-    ("blue sky", "green grass", {}),
-    ("", "some words here", {}),
-    ("some words here", "", {}),
-    ("", "", {}),
-    ("  \t", "\n", {}),
-    ("a few words", "   ", {}),
-    ("the quick fox", "the quick fox", {}),
-    ("hi", "hi", {}),
-    ("Hello", "hello", {}),
-    ("so so good", "so so good", {}),
-    ("Sie grüßt den Mann", "sie grüsst den mann", {}),
-    ("a long sentence with many words in it today", "long words today", {}),
-    ("short one", "short one plus many extra words here", {}),
-    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"alpha": 0.5}),
-    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"alpha": 0.2}),
-    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"alpha": 0.0}),
-    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"alpha": 1.0}),
-    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"beta": 2}),
-    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"beta": 1.5}),
-    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"beta": 0}),
-    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"gamma": 0.25}),
-    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"gamma": 1.0}),
-    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"gamma": 0.0}),
-    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"alpha": 0.3, "beta": 1, "gamma": 0.8}),
-]
-
 
 def _load(path, name: str):
     spec = importlib.util.spec_from_file_location(name, path)
@@ -79,38 +32,50 @@ def _load(path, name: str):
 
 @lru_cache(maxsize=None)
 def reference_module():
-    return _load(exercise.KIT_ROOT / "solutions" / "reference.py", "meteor_reference")
+    ex = exercise.load()
+    return _load(ex.root / "solutions" / "reference.py", f"_exercise_{ex.id}_reference")
 
 
-@lru_cache(maxsize=None)
-def statement_examples() -> tuple[tuple[str, str, dict], ...]:
-    """The examples tier's inputs: public, since the statement shows them. Read, not imported (it is a test module)."""
-    source = (exercise.KIT_ROOT / "hidden_tests" / "test_examples.py").read_text(encoding="utf-8")
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "EXAMPLES" for t in node.targets):
-            return tuple(tuple(ast.literal_eval(part) for part in value.elts[:3]) for value in node.value.values)
-    raise LookupError("hidden_tests/test_examples.py defines no EXAMPLES")
+def trusted():
+    """The exercise's trusted seam module: its misconception models (MODELS, PAIRS) and probes()."""
+    module = exercise.load().module("trusted")
+    if module is None:
+        raise LookupError("exercise.toml's [seam] names no trusted module (the misconception models)")
+    return module
+
+
+def value_normalize():
+    """How the diagnosis compares returned values: the exercise's value rule's `normalize`, else plain data."""
+    return getattr(exercise.load().module("values"), "normalize", None) or diagnosis_core.normalize
 
 
 def probes() -> list[dict]:
-    examples = [{"reference": r, "candidate": c, "kwargs": k, "origin": "examples"} for r, c, k in statement_examples()]
-    ours = [{"reference": r, "candidate": c, "kwargs": k, "origin": "probe"} for r, c, k in OUR_PROBES]
-    return examples + ours
+    """{"args", "kwargs", "origin"} for each probe: the exercise's own inputs and its statement's examples."""
+    return [{"args": list(p["args"]), "kwargs": dict(p.get("kwargs", {})), "origin": p.get("origin", "probe")}
+            for p in trusted().probes()]
 
 
 # The table is a pure function of these files. Building it runs every model on every probe
 # (about 0.3 s), which each `check` and `grade` paid before its first submission: it is kept
 # in build/cache under a digest of them instead, next to the web build's caches.
-TABLE_SOURCES = ("grader/judging/misconceptions.py", "grader/judging/diagnose.py", "grader/core/diagnosis.py",
-                 "solutions/reference.py", "hidden_tests/test_examples.py")
+ENGINE_SOURCES = ("grader/judging/diagnose.py", "grader/core/diagnosis.py")
+
+
+def table_sources() -> list:
+    """The files the table depends on: the engine's diagnosis and the exercise's seam, reference and examples."""
+    ex = exercise.load()
+    seam = [ex.path(part) for part in ("values", "trusted") if ex.path(part) is not None]
+    return ([exercise.ENGINE_ROOT / name for name in ENGINE_SOURCES] + seam
+            + [ex.root / "problem" / "exercise.toml", ex.root / "solutions" / "reference.py",
+               ex.root / "hidden_tests" / "test_examples.py"])
 
 
 @lru_cache(maxsize=None)
 def _table() -> dict:
     digest = hashlib.sha256()
-    for name in TABLE_SOURCES:
-        digest.update(name.encode() + b"\0" + (exercise.KIT_ROOT / name).read_bytes() + b"\0")
-    path = exercise.KIT_ROOT / "build" / "cache" / f"diagnosis-table-{digest.hexdigest()[:20]}.json"
+    for path in table_sources():
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    path = exercise.load().root / "build" / "cache" / f"diagnosis-table-{digest.hexdigest()[:20]}.json"
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -126,21 +91,21 @@ def _table() -> dict:
 
 
 def _build_table() -> dict:
-    table = {"version": TABLE_VERSION, "probes": probes()}
-    table["reference"] = _compact(diagnosis_core.run_probes(reference_module(), table))
-    table["models"] = [_entry(m, table) for m in MODELS]
+    table = {"version": TABLE_VERSION, "function": exercise.load().function, "probes": probes()}
+    table["reference"] = _compact(diagnosis_core.run_probes(reference_module(), table, value_normalize()))
+    table["models"] = [_entry(m, table) for m in trusted().MODELS]
     table["pairs"] = _evident_pairs(table)
     return table
 
 
 def _entry(model, table: dict) -> dict:
     return {"id": model.id, "when": model.when, "section": model.section, "rule": model.rule,
-            "outputs": _compact(diagnosis_core.run_probes(model, table))}
+            "outputs": _compact(diagnosis_core.run_probes(model, table, value_normalize()))}
 
 
 def _compact(outputs: list) -> list:
     # Far below diagnosis_core.TOLERANCE, and a much smaller table for the page to download.
-    return [round(x, 12) if isinstance(x, float) else x for x in outputs]
+    return [_compact(x) if isinstance(x, list) else round(x, 12) if isinstance(x, float) else x for x in outputs]
 
 
 def _evident_pairs(table: dict) -> list[dict]:
@@ -148,7 +113,7 @@ def _evident_pairs(table: dict) -> list[dict]:
     agree, reference = diagnosis_core.agree, table["reference"]
     singles = {m["id"]: m["outputs"] for m in table["models"]}
     kept: list[dict] = []
-    for model in PAIRS:
+    for model in getattr(trusted(), "PAIRS", []):
         entry = _entry(model, table)
         outputs = entry["outputs"]
         wrong = [i for i, got in enumerate(outputs) if not agree(got, reference[i])]
@@ -191,26 +156,27 @@ class Diagnosis:
         return f"\n{label} {self.text}"
 
 
-class _Budget:
+class _Budget(CallsByName):
     """Stops probing a submission that keeps timing out: the remaining answers count as errors."""
 
     def __init__(self, submission: Any, seconds: float):
         self.submission = submission
+        self.function = getattr(submission, "function", None) or exercise.load().function
         self.deadline = time.monotonic() + seconds
         self.timeouts = 0
 
-    def meteor_score(self, *args: Any, **kwargs: Any) -> Any:
+    def call(self, *args: Any, **kwargs: Any) -> Any:
         if self.timeouts > MAX_TIMEOUTS or time.monotonic() > self.deadline:
             raise SubmissionError("not_run", "the diagnosis ran out of time")
         try:
-            return self.submission.meteor_score(*args, **kwargs)
+            return getattr(self.submission, self.function)(*args, **kwargs)
         except SubmissionError as exc:
             self.timeouts += exc.kind == "timeout"
             raise
 
 
 def diagnose_submission(submission: Any, tests: list[dict] | None = None, budget: float = 30.0) -> Diagnosis | None:
-    """Run the probes through `submission.meteor_score` and name its mistake; None if it agrees with the reference.
+    """Run the probes through the submission's function and name its mistake; None if it agrees with the reference.
 
     `tests`: the submission's test results as dicts (optional); when no model matches, the
     smallest failing call of its examples or properties tests is shown.
@@ -221,11 +187,11 @@ def diagnose_submission(submission: Any, tests: list[dict] | None = None, budget
         if hasattr(submission, "evaluate"):
             outputs = _probe_in_batches(submission, table, budget)
         else:
-            outputs = diagnosis_core.run_probes(_Budget(submission, budget), table)
+            outputs = diagnosis_core.run_probes(_Budget(submission, budget), table, value_normalize())
     cut_short = any(out == {"error": "not_run"} for out in outputs)
     if cut_short and not all(isinstance(out, dict) and "error" in out for out in outputs):
         return None  # some probes never ran: the answers we have could point at the wrong mistake
-    failing = diagnosis_core.failing_calls(tests) if tests else []
+    failing = diagnosis_core.failing_calls(tests, table["function"]) if tests else []
     found = _diagnose_outputs(outputs, failing)
     if found is None:
         return None
@@ -240,7 +206,8 @@ def _probe_in_batches(sandbox: Any, table: dict, budget: float) -> list:
     """
     from grader.sandbox.host import decode
 
-    calls = [[[p["reference"], p["candidate"]], p["kwargs"]] for p in table["probes"]]
+    calls = [[list(p["args"]), p["kwargs"]] for p in table["probes"]]
+    normalize = value_normalize()
     outputs: list = []
     deadline = time.monotonic() + budget
     timeouts = 0
@@ -254,7 +221,7 @@ def _probe_in_batches(sandbox: Any, table: dict, budget: float) -> list:
                 answers.close()  # the sandbox is closed after the diagnosis: its child goes with it
                 break
             if answer.ok:
-                outputs.append(diagnosis_core.normalize(decode(answer.value)))
+                outputs.append(normalize(decode(answer.value)))
             else:
                 outputs.append({"error": answer.kind})
                 timeouts += answer.kind == "timeout"

@@ -435,6 +435,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--fresh", action="store_true",
                         help="grade every submission again, even those unchanged since the last run into --out")
     passback.add_options(parser)
+    parser.add_argument("--exercise", metavar="DIR",
+                        help="the exercise folder (problem/, solutions/, hidden_tests/); default: the kit's own")
     parser.set_defaults(func=cmd_grade)
 
 

@@ -40,7 +40,7 @@ from typing import Any
 
 from grader.core.runner import TestResult, truncate
 from grader.sandbox.host import Answer, SandboxedSubmission
-from grader.core.submission import LoadError, SubmissionError
+from grader.core.submission import CallsByName, LoadError, SubmissionError
 
 # A budget that ran out depends on the clock, not on the submission's answers: never remembered.
 UNSTABLE = ("not_run",)
@@ -364,7 +364,7 @@ def current_test() -> str:
     return nodeid.split("::")[-1].rsplit(" (", 1)[0]
 
 
-class Recorder:
+class Recorder(CallsByName):
     """Stands in for the sandbox during a real run and writes down every call and answer, per test.
 
     It also fails a test fast after that test's first timeout or crash: hypothesis would
@@ -382,7 +382,7 @@ class Recorder:
         # first, in the same order, and takes those answers instead of asking the sandbox.
         self._prefixes = dict(prefixes or {})
 
-    def meteor_score(self, *args: Any, **kwargs: Any) -> Any:
+    def call(self, *args: Any, **kwargs: Any) -> Any:
         test = current_test()
         if test in self._hung:
             error = self._hung[test]
@@ -407,6 +407,10 @@ class Recorder:
             if exc.kind in ("timeout", "crash"):
                 self._hung[test] = exc
             raise
+
+    @property
+    def function(self) -> str:
+        return self.sandbox.function
 
     def traces(self, tests: list[TestResult]) -> list[Trace]:
         return [

@@ -73,7 +73,7 @@ def run_tests(
     provider = runner.SubmissionProvider(factory)
     ids = _NodeIds()
     stopper = _StopWhen(stop or (lambda: None))
-    targets = nodeids if nodeids else [str(runner.TESTS_DIR)]
+    targets = nodeids if nodeids else [str(runner.hidden_tests_dir())]
     args = [*targets, "-q", "--tiers", ",".join(ex.tiers), "-o", "console_output_style=classic", *FAST]
     sink = io.StringIO()
     with redirect_stdout(sink), redirect_stderr(sink):

@@ -13,7 +13,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from grader.core.exercise import KIT_ROOT
+from grader.core import exercise
 
 # What decides a verdict: a change to any of these grades the whole class again.
 JUDGES = ("grader", "hidden_tests", "problem", "solutions")
@@ -24,9 +24,10 @@ REGRADE = {"not_graded"}
 def kit_version() -> str:
     digest = hashlib.sha256()
     for folder in JUDGES:
-        for path in sorted((KIT_ROOT / folder).rglob("*")):
+        root = exercise.ENGINE_ROOT if folder == "grader" else exercise.load().root
+        for path in sorted((root / folder).rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts:
-                digest.update(str(path.relative_to(KIT_ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
+                digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 
 

@@ -40,7 +40,7 @@ def similar_pairs(results: list[dict]) -> list[dict]:
     from copydetect import CodeFingerprint, compare_files
 
     starter = CodeFingerprint("starter.py", K, WINDOW, language="python",
-                              fp=io.StringIO(exercise.KIT_ROOT.joinpath("problem", "starter.py").read_text(encoding="utf-8")))
+                              fp=io.StringIO(exercise.load().root.joinpath("problem", "starter.py").read_text(encoding="utf-8")))
     boilerplate = np.array(sorted(starter.hashes), dtype=np.int64)
     # Files with the same tokenized code (a copy with names changed, comments or layout too)
     # overlap fully: they form one group, and copydetect compares one file of each group.

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
+
+from grader.core import exercise
 
 # Students see examples, hidden and properties tests (their names and messages) at once;
 # private tests only once the instructor publishes the grades.
@@ -15,21 +18,14 @@ SHOWS_PRINTED = {"examples"}
 
 # Messages of the tiers whose inputs are secret are shown only when everything in them that
 # the submission chose is a number; a returned string, an exception's text or a traceback
-# could carry the input.
-NUMBER = r"-?(?:\d+(?:\.\d*)?(?:e[-+]?\d+)?|inf|nan)"
-RULE = r"(?: \[rule: [^\[\]\n]*\])?"
-SAFE_MESSAGES = re.compile("|".join([
-    rf"expected {NUMBER}(?: or {NUMBER})?, got {NUMBER}(?: \(not rounded to 3 decimals\))?{RULE}",
-    rf"the fragmented candidate scored {NUMBER}, not lower than the contiguous one \({NUMBER}\){RULE}",
-    rf"an exact match of \d+ words should score at least {NUMBER}, got {NUMBER}{RULE}",
-]))
-EXPECTED = re.compile(rf"expected ({NUMBER}(?: or {NUMBER})?)[,:]")
+# could carry the input. Which messages are so is the exercise's value rule's to say
+# (SAFE_MESSAGES, EXPECTED and WRONG_VALUE in its [seam] values module); without them, none is.
 # The grader's own failures (runner.run's, grade._grader_failed's) quote pytest or an exception, which may
 # quote a hidden test: the student gets a sentence, the instructor the details on stdout.
 INTERNAL_FAILURES = ("the test run itself failed", "the grader failed on this submission")
 GRADER_FAILED = "The autograder failed on this submission; your instructor can see why."
 SECRET_DETAIL = {
-    "fail": "it returned something that is not a float",
+    "fail": "it did not return the right answer",
     "error": "it raised an exception or crashed",
     "timeout": "it did not return in time",
     "not_run": "it was not run: the time for your submission was used up",
@@ -83,6 +79,17 @@ def _summary(result: dict) -> str:
     return f"{summary}\n\nDiagnosis: {text}" if text else summary
 
 
+@lru_cache(maxsize=None)
+def _value_rule(root) -> tuple[re.Pattern, re.Pattern, str, str]:
+    """(safe messages, the expected value's pattern, what a failure returned, what a safe failure returned)."""
+    values = exercise.load().module("values")
+    never = r"(?!)"
+    safe = re.compile("|".join(getattr(values, "SAFE_MESSAGES", ())) or never)
+    expected = re.compile(getattr(values, "EXPECTED", never))
+    wrong = getattr(values, "WRONG_VALUE", SECRET_DETAIL["fail"])
+    return safe, expected, wrong, getattr(values, "OTHER_VALUE", "it returned another value")
+
+
 def _secret_safe(test: dict) -> str:
     """A hidden or private test's message, without anything the submission could fill with the input.
 
@@ -90,12 +97,15 @@ def _secret_safe(test: dict) -> str:
     a number can carry a few characters of the input, and with the input secret, the wrong
     number tells the student nothing they can act on.
     """
+    safe_messages, expected_value, wrong_value, other_value = _value_rule(exercise.load().root)
     message = test["message"]
-    if not message or (test["tier"] != "private" and SAFE_MESSAGES.fullmatch(message)):
+    if not message or (test["tier"] != "private" and safe_messages.fullmatch(message)):
         return message
-    expected = EXPECTED.match(message)
-    if SAFE_MESSAGES.fullmatch(message):
-        detail = "it returned another number"
+    expected = expected_value.match(message)
+    if safe_messages.fullmatch(message):
+        detail = other_value
+    elif test["status"] == "fail":
+        detail = wrong_value
     else:
         detail = SECRET_DETAIL.get(test["status"], "it did not pass")
     head = f"expected {expected.group(1)}, but {detail}" if expected else detail[0].upper() + detail[1:]

@@ -598,7 +598,32 @@ def call(fn, args, kwargs, filename, function, swap):
                     "traceback": ""}
 
 
+# Bounds on a returned value (the host checks the same): containers nest at most PLAIN_DEPTH
+# deep and hold PLAIN_ITEMS values in all, and the whole encodes to at most PLAIN_BYTES.
+# Past them the value crosses as opaque, named by its type, as any other object does.
+PLAIN_DEPTH, PLAIN_ITEMS, PLAIN_BYTES = 16, 2000, 64 * 1024
+
+
+class TooBig(Exception):
+    pass
+
+
 def plain(value):
+    """A returned value as plain data: numbers, strings, bools, None, lists, tuples, dicts; else opaque."""
+    try:
+        encoded = _plain(value, 0, [PLAIN_ITEMS])
+        if type(value) in (list, tuple, dict) and len(json.dumps(encoded)) > PLAIN_BYTES:
+            raise TooBig
+        return encoded
+    except (TooBig, RecursionError):
+        return _opaque(type(value))
+
+
+def _opaque(kind):
+    return {"opaque": f"{kind.__module__}.{kind.__qualname__}".removeprefix("builtins.")[:200]}
+
+
+def _plain(value, depth, left):
     kind = type(value)
     if value is None or kind is bool:
         return value
@@ -608,7 +633,16 @@ def plain(value):
         return value[:STR_LIMIT]
     if isinstance(value, float):
         return {"float": repr(float.__float__(value))}
-    return {"opaque": f"{kind.__module__}.{kind.__qualname__}".removeprefix("builtins.")[:200]}
+    # Only the exact built-in containers: a subclass's own methods are the submission's code.
+    if kind in (list, tuple, dict):
+        left[0] -= len(value)
+        if depth >= PLAIN_DEPTH or left[0] < 0:
+            raise TooBig
+        if kind is dict:
+            return {"dict": [[_plain(k, depth + 1, left), _plain(v, depth + 1, left)] for k, v in dict.items(value)]}
+        items = [_plain(v, depth + 1, left) for v in (list.__iter__(value) if kind is list else tuple.__iter__(value))]
+        return items if kind is list else {"tuple": items}
+    return _opaque(kind)
 
 
 def load_failure(exc, filename):

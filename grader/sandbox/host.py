@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterator
 
 from grader.core import exercise
 from grader.core.checks import Opaque
-from grader.core.submission import LoadError, SubmissionError, missing_function_message
+from grader.core.submission import CallsByName, LoadError, SubmissionError, missing_function_message
 
 CHILD = Path(__file__).with_name("child.py")
 PYTHON_PREFIX = Path(sys.base_prefix).resolve()
@@ -330,8 +330,8 @@ def state_dir() -> Path:
 
 
 def kit_paths() -> list[Path]:
-    """What a submission must never read: the kit (reference, tests), the installed grader, its venv."""
-    paths = [exercise.KIT_ROOT, Path(__file__).resolve().parents[1]]
+    """What a submission must never read: the kit and the exercise (reference, tests), the installed grader, its venv."""
+    paths = [exercise.KIT_ROOT, exercise.load().root, Path(__file__).resolve().parents[1]]
     if sys.prefix != sys.base_prefix:
         paths.append(Path(sys.prefix))
     return paths
@@ -688,13 +688,13 @@ class Jail:
         self.fds = []
 
 
-class SandboxedSubmission:
+class SandboxedSubmission(CallsByName):
     """One jail per submission; the judge only ever sees plain values."""
 
     def __init__(
         self,
         path: str | os.PathLike,
-        function: str = "meteor_score",
+        function: str | None = None,
         timeout: float = 2.0,
         *,
         source: str | None = None,
@@ -708,7 +708,7 @@ class SandboxedSubmission:
     ):
         self.path = Path(path)
         self.modules = dict(modules or {})  # helper modules the submission may import, by name
-        self.function = function
+        self.function = function or exercise.load().function
         self.timeout = timeout
         self.budget = budget
         self.limits = limits or Limits()
@@ -843,7 +843,7 @@ class SandboxedSubmission:
 
     # ------------------------------------------------------------ calls
 
-    def meteor_score(self, *args: Any, **kwargs: Any) -> Any:
+    def call(self, *args: Any, **kwargs: Any) -> Any:
         answer = next(self.evaluate([(list(args), kwargs)]))
         if answer.output:
             sys.stdout.write(answer.output)
@@ -1259,14 +1259,21 @@ def _parse_answer(raw: Any) -> Answer:
     return Answer(False, kind="exception", error=error, traceback=trace, output=output)
 
 
-def _check_value(value: Any) -> None:
+PLAIN_DEPTH, PLAIN_ITEMS = 16, 2000  # the child's bounds on a returned value (sandbox/child.py)
+
+
+def _check_value(value: Any, depth: int = 0, left: list[int] | None = None) -> None:
+    """A returned value as the child encodes it, within its bounds, or ProtocolError."""
+    left = [PLAIN_ITEMS] if left is None else left
     if value is None or type(value) in (bool, int, str):
         if type(value) is int and not -(2**63) < value < 2**63:
             raise ProtocolError("integer out of range")
         if type(value) is str and len(value) > STR_LIMIT:
             raise ProtocolError("a string longer than any answer")
         return
-    if type(value) is dict and len(value) == 1:
+    if type(value) is list:
+        items = value
+    elif type(value) is dict and len(value) == 1:
         (tag, text), = value.items()
         if tag in ("float", "opaque") and type(text) is str and len(text) <= 200:
             if tag == "float":
@@ -1275,15 +1282,40 @@ def _check_value(value: Any) -> None:
                 except ValueError:
                     raise ProtocolError("bad float") from None
             return
-    raise ProtocolError("not a plain value")
+        if tag == "tuple" and type(text) is list:
+            items = text
+        elif tag == "dict" and type(text) is list and all(type(p) is list and len(p) == 2 for p in text):
+            items = [x for p in text for x in p]
+            left[0] += len(text)  # a pair's key and value count as one item, as the child counts them
+        else:
+            raise ProtocolError("not a plain value")
+    else:
+        raise ProtocolError("not a plain value")
+    left[0] -= len(items)
+    if depth >= PLAIN_DEPTH or left[0] < 0:
+        raise ProtocolError("a value larger than any answer")
+    for item in items:
+        _check_value(item, depth + 1, left)
 
 
 def decode(value: Any) -> Any:
-    if isinstance(value, dict):
-        if "float" in value:
-            return float(value["float"])
-        return Opaque(value["opaque"])
-    return value
+    """Plain data from a checked answer: floats, tuples and dicts as the child tagged them, Opaque for objects."""
+    if type(value) is list:
+        return [decode(v) for v in value]
+    if type(value) is not dict:
+        return value
+    (tag, inner), = value.items()
+    if tag == "float":
+        return float(inner)
+    if tag == "tuple":
+        return tuple(decode(v) for v in inner)
+    if tag == "dict":
+        pairs = [(decode(k), decode(v)) for k, v in inner]
+        try:
+            return dict(pairs)
+        except TypeError:  # a key that cannot be one here (a list): the value is shown by its type only
+            return Opaque("dict")
+    return Opaque(inner)
 
 
 def processes_of(uid: int) -> list[int]:

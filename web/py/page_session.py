@@ -25,9 +25,11 @@ from grader.core import diagnosis as diagnosis_core
 from grader.core import exercise
 from grader.core import runner
 from grader.core.checks import describe
-from grader.core.submission import LoadError, LocalSubmission, SubmissionError
+from grader.core.submission import CallsByName, LoadError, LocalSubmission, SubmissionError
 
 EXERCISE = exercise.load()
+# How the diagnosis compares answers: the exercise's value rule's own way, else as plain data.
+NORMALIZE = getattr(EXERCISE.module("values"), "normalize", None) or diagnosis_core.normalize
 # After this many timeouts in one run, the remaining tests are not run: a loop that never
 # ends would otherwise cost every test the full time limit.
 MAX_TIMEOUTS = 3
@@ -110,21 +112,21 @@ class PageSubmission(LocalSubmission):
         self.guard = guard
         super().__init__(source, EXERCISE.function)
 
-    def meteor_score(self, *args: Any, **kwargs: Any) -> Any:
+    def call(self, *args: Any, **kwargs: Any) -> Any:
         self.guard.check()
         # The student's prints go to pytest's capture, capped as they are printed.
         out, err = sys.stdout, sys.stderr
         capped = CappedText(out)
         sys.stdout = sys.stderr = capped
         try:
-            value = super().meteor_score(*args, **kwargs)
+            value = super().call(*args, **kwargs)
         except MemoryError:  # raised again while the error was being described
             self.guard.out_of_memory = True
             raise SubmissionError("exception", OUT_OF_MEMORY) from None
         except SubmissionError as exc:
             if exc.kind == "timeout":
                 self.guard.timed_out()
-            if exc.message.startswith("meteor_score raised MemoryError"):
+            if exc.message.startswith(f"{EXERCISE.function} raised MemoryError"):
                 self.guard.out_of_memory = True
                 exc.message = OUT_OF_MEMORY
             raise
@@ -138,7 +140,7 @@ class PageSubmission(LocalSubmission):
 
 
 OUT_OF_MEMORY = (
-    "meteor_score ran out of memory (MemoryError): it keeps more and more data. "
+    f"{EXERCISE.function} ran out of memory (MemoryError): it keeps more and more data. "
     "Python was restarted; look for a list that grows in a loop that never ends."
 )
 
@@ -180,18 +182,19 @@ class Progress:
             self.post("finish", json.dumps({**asdict(results[-1]), "returned": self.guard.returned[:3]}))
 
 
-class ProbeGuard:
+class ProbeGuard(CallsByName):
     """The diagnosis's calls: after one timeout, the remaining probes are not run."""
 
     def __init__(self, submission: LocalSubmission):
         self.submission = submission
+        self.function = submission.function
         self.timed_out = False
 
-    def meteor_score(self, *args: Any, **kwargs: Any) -> Any:
+    def call(self, *args: Any, **kwargs: Any) -> Any:
         if self.timed_out:
             raise SubmissionError("not_run", "the diagnosis ran out of time")
         try:
-            return self.submission.meteor_score(*args, **kwargs)
+            return self.submission.call(*args, **kwargs)
         except SubmissionError as exc:
             self.timed_out = exc.kind == "timeout"
             raise
@@ -208,7 +211,7 @@ def diagnosis(source: str, tests: list[dict], post: Post) -> dict | None:
     with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
         try:
             probed = ProbeGuard(LocalSubmission(source, EXERCISE.function))
-            outputs = diagnosis_core.run_probes(probed, table)
+            outputs = diagnosis_core.run_probes(probed, table, NORMALIZE)
         except (LoadError, KeyboardInterrupt):
             return None  # an interrupt that landed between two calls: no diagnosis rather than a wrong one
         finally:
@@ -218,7 +221,7 @@ def diagnosis(source: str, tests: list[dict], post: Post) -> dict | None:
     # As the CLI: probes cut short by a timeout could point at the wrong mistake.
     if probed.timed_out and not all(isinstance(out, dict) and "error" in out for out in outputs):
         return None
-    found = diagnosis_core.diagnose_outputs(outputs, table, diagnosis_core.failing_calls(tests))
+    found = diagnosis_core.diagnose_outputs(outputs, table, diagnosis_core.failing_calls(tests, EXERCISE.function))
     if found and found["kind"] == "unknown" and "expected" not in (found["example"] or ""):
         # A property's counterexample says what came back, not what was expected: quote the
         # smallest probe instead, whose right answer the table knows.
@@ -334,7 +337,7 @@ def warm_up() -> None:
     """Collect the tests once, so the first real run finds them imported and rewritten."""
     with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
         pytest.main(
-            [str(runner.TESTS_DIR), "-q", "--collect-only", "-p", "no:cacheprovider", "--tiers", ",".join(EXERCISE.browser_tiers)]
+            [str(runner.hidden_tests_dir()), "-q", "--collect-only", "-p", "no:cacheprovider", "--tiers", ",".join(EXERCISE.browser_tiers)]
         )
     # What is loaded now stays for the page's life: keep the collector from scanning it again and again.
     gc.collect()
@@ -353,15 +356,15 @@ def warm_up_run(halted: Halted = never_halted) -> None:
         run_tests(f"def {EXERCISE.function}(*args, **kwargs):\n    return 0.0\n", lambda kind, data: None, halted)
 
 
-def try_it(source: str, reference: str, candidate: str, params_json: str) -> str:
+def try_it(source: str, args_json: str, kwargs_json: str) -> str:
     """Call the editor's function once, on the student's own input."""
-    params = json.loads(params_json)
+    args, kwargs = json.loads(args_json), json.loads(kwargs_json)
     source = source.lstrip("\ufeff")
     out = io.StringIO()
     result: dict[str, Any]
     with redirect_stdout(out), redirect_stderr(out):
         try:
-            value = PageSubmission(source, Guard()).meteor_score(reference, candidate, **params)
+            value = PageSubmission(source, Guard()).call(*args, **kwargs)
             result = {"status": "ok", "value": runner.truncate(repr(value), 300), "type": type(value).__name__}
         except LoadError as exc:
             result = {"status": "error", "message": f"could not load your code: {exc}"}

@@ -3,7 +3,7 @@
 import { PythonWorker } from "./python.js";
 import { createEditor } from "./editor.js";
 import { escapeHtml, jumpToLines, linkLines, pyFloat, renderDiagnosis, renderReport, renderRunning } from "./results.js";
-import { breakdownSvg } from "./breakdown.js";
+import { mountTryIt } from "exercise-widget"; // the build points it at the exercise's widget
 
 const data = JSON.parse(document.getElementById("page-data").textContent);
 const $ = (id) => document.getElementById(id);
@@ -38,6 +38,7 @@ window.addEventListener("unhandledrejection", (event) =>
 // "ready" only while Python is: busy during a run, stopping, restarting, or failed.
 let firstReady = null;
 const python = new PythonWorker({
+  functionName: data.function,
   testTimeout: data.testTimeout,
   runBudget: data.runBudget,
   tiers: data.tiers,
@@ -220,125 +221,8 @@ for (const tab of tabs) {
 }
 
 // ---- try it ---------------------------------------------------------------------------
-const select = $("try-example");
-data.examples.forEach((example, i) => select.append(new Option(example.title, String(i))));
-const fields = { reference: $("try-reference"), candidate: $("try-candidate") };
-const numbers = { alpha: $("try-alpha"), beta: $("try-beta"), gamma: $("try-gamma") };
-
-const DEFAULTS = { alpha: 0.9, beta: 3, gamma: 0.5 };
-// The statement's rules for the parameters, in its words.
-const RULES = {
-  alpha: { ok: (x) => x >= 0 && x <= 1, rule: "alpha must be between 0 and 1 (0 ≤ α ≤ 1)" },
-  beta: { ok: (x) => x > 0, rule: "beta must be greater than 0 (β > 0)" },
-  gamma: { ok: (x) => x >= 0 && x <= 1, rule: "gamma must be between 0 and 1 (0 ≤ γ ≤ 1)" },
-};
-
-/** A parameter's value: empty means its default; `error` says what is wrong, in the statement's words. */
-function readNumber(name) {
-  const text = numbers[name].value.trim();
-  if (text === "") return { value: DEFAULTS[name] };
-  const value = Number(text);
-  if (!Number.isFinite(value)) return { error: `${name} must be a number, like ${DEFAULTS[name]} (leave it empty for the default ${DEFAULTS[name]})` };
-  if (!RULES[name].ok(value)) return { error: `${RULES[name].rule}; got ${text}` };
-  return { value };
-}
-
-function tryInput() {
-  const params = {};
-  const errors = [];
-  for (const name of Object.keys(numbers)) {
-    const { value, error } = readNumber(name);
-    if (error) errors.push(error);
-    params[name] = value;
-    numbers[name].setAttribute("aria-invalid", String(Boolean(error)));
-  }
-  return { reference: fields.reference.value, candidate: fields.candidate.value, params, errors };
-}
-
-function showTryErrors(errors) {
-  const box = $("try-errors");
-  box.replaceChildren(...errors.map((text) => Object.assign(document.createElement("li"), { textContent: text })));
-  box.hidden = !errors.length;
-}
-
-/** At most `limit` characters of a long input in the echo of the call. */
-function shorten(text, limit = 120) {
-  return text.length <= limit ? text : `${text.slice(0, limit)}… (${text.length} characters in all)`;
-}
-
-function matchingExample({ reference, candidate, params }) {
-  return data.examples.find((e) => {
-    const p = { alpha: 0.9, beta: 3, gamma: 0.5, ...e.params };
-    return e.reference === reference && e.candidate === candidate && ["alpha", "beta", "gamma"].every((k) => p[k] === params[k]);
-  });
-}
-
-function showBreakdown() {
-  const example = matchingExample(tryInput());
-  const box = $("try-breakdown");
-  if (!example) {
-    box.innerHTML = `<p class="hint">The reference's breakdown is drawn for the examples in the list above; for your own input, only your function's answer is shown.</p>`;
-    return null;
-  }
-  box.innerHTML = `<h3>How the reference scores “${example.title}”</h3><div class="svg-scroll" role="group" aria-label="breakdown" tabindex="0">${breakdownSvg(example)}</div>`;
-  return example;
-}
-
-select.addEventListener("change", () => {
-  const example = data.examples[Number(select.value)];
-  if (!example) return;
-  const p = { alpha: 0.9, beta: 3, gamma: 0.5, ...example.params };
-  fields.reference.value = example.reference;
-  fields.candidate.value = example.candidate;
-  for (const [name, input] of Object.entries(numbers)) input.value = String(p[name]);
-  showBreakdown();
-  $("try-result").replaceChildren();
-});
-for (const input of [...Object.values(fields), ...Object.values(numbers)]) {
-  input.addEventListener("input", () => {
-    const example = showBreakdown();
-    select.value = example ? String(data.examples.indexOf(example)) : "";
-  });
-}
-
-async function tryIt(reference, candidate, params) {
-  const box = $("try-result");
-  box.dataset.status = "running";
-  box.textContent = "Running your meteor_score…";
-  const result = await python.tryIt(editor.getCode(), reference, candidate, params);
-  box.dataset.status = result.status;
-  const callText = `meteor_score(${JSON.stringify(shorten(reference))}, ${JSON.stringify(shorten(candidate))}, alpha=${params.alpha}, beta=${params.beta}, gamma=${params.gamma})`;
-  const parts = [`<div class="call"><code>${escapeHtml(callText)}</code></div>`];
-  if (result.status === "ok") {
-    parts.push(`<div class="value">returned <code data-testid="try-value">${escapeHtml(result.value)}</code> <span class="type">(${escapeHtml(result.type)})</span></div>`);
-    const example = matchingExample({ reference, candidate, params });
-    if (example) {
-      const same = Number(result.value) === example.score;
-      parts.push(`<div class="compare ${same ? "pass" : "fail"}">the reference returns <code>${pyFloat(example.score)}</code>${same ? " ✓" : ""}</div>`);
-    }
-  } else {
-    parts.push(`<div class="value">${escapeHtml(result.message)}</div>`);
-    if (result.traceback) parts.push(`<pre class="traceback">${escapeHtml(result.traceback)}</pre>`);
-  }
-  if (result.output) parts.push(`<div class="output-label">printed</div><pre class="output">${escapeHtml(result.output)}</pre>`);
-  box.innerHTML = parts.join("");
-  return result;
-}
-
-$("try-form").addEventListener("submit", (event) => {
-  event.preventDefault();
-  const { reference, candidate, params, errors } = tryInput();
-  showTryErrors(errors);
-  if (errors.length) {
-    $("try-result").replaceChildren();
-    return;
-  }
-  tryIt(reference, candidate, params).catch((error) => ($("try-result").textContent = `Could not run: ${error.message}`));
-});
-
-
-select.value = "0";
-select.dispatchEvent(new Event("change"));
+// The exercise's own panel (exercise.toml [seam] widget), or the engine's plain one.
+const tryPanel = mountTryIt($("panel-try"), { data, python, getCode: () => editor.getCode(), escapeHtml, pyFloat });
 
 // ---- automation API -------------------------------------------------------------------
 window.kit = {
@@ -351,7 +235,7 @@ window.kit = {
   setRunBudget: (seconds) => (python.budgetMs = seconds * 1000),
   state: () => python.state,
   drafts: () => Boolean(drafts),
-  tryIt: (reference, candidate, params = {}) => tryIt(reference, candidate, { alpha: 0.9, beta: 3, gamma: 0.5, ...params }),
+  tryIt: (...args) => tryPanel.tryIt(...args),
   lastReport: () => lastReport,
   restarts: () => python.restarts,
   // Seconds from navigation to each step of Python's start: for the benchmark.

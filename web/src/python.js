@@ -7,12 +7,13 @@ const LATER_TIMEOUT_MS = 1000; // after one timeout in a run, later tests get th
 const HALT_STOP = 1;
 const HALT_BUDGET = 2;
 
-export const OUT_OF_MEMORY =
-  "meteor_score ran out of memory (MemoryError): it keeps more and more data. " +
+export const outOfMemory = (functionName) =>
+  `${functionName} ran out of memory (MemoryError): it keeps more and more data. ` +
   "Python was restarted; look for a list that grows in a loop that never ends.";
 
 export class PythonWorker {
-  constructor({ testTimeout, runBudget, tiers, onProgress = () => {}, onState = () => {} }) {
+  constructor({ functionName, testTimeout, runBudget, tiers, onProgress = () => {}, onState = () => {} }) {
+    this.outOfMemory = outOfMemory(functionName);
     this.limitMs = testTimeout * 1000;
     this.budgetMs = runBudget * 1000;
     this.tiers = tiers;
@@ -145,8 +146,8 @@ export class PythonWorker {
     return this.serialized(() => this.runTestsNow(code, onEvent));
   }
 
-  tryIt(code, reference, candidate, params) {
-    return this.serialized(() => this.tryItNow(code, reference, candidate, params));
+  tryIt(code, args, kwargs) {
+    return this.serialized(() => this.tryItNow(code, args, kwargs));
   }
 
   /** Stop the current run at once: true if there was one. */
@@ -247,7 +248,7 @@ export class PythonWorker {
         // Python itself broke during the run (e.g. out of memory inside pytest): start afresh.
         this.restart();
         const memory = /memory/i.test(error.message);
-        const why = memory ? OUT_OF_MEMORY : `Python failed during the run (${error.message}) and was restarted.`;
+        const why = memory ? this.outOfMemory : `Python failed during the run (${error.message}) and was restarted.`;
         return { ...partial(why, "error", why), status: "error", advice: [why] };
       }
       throw error;
@@ -290,7 +291,7 @@ export class PythonWorker {
     };
   }
 
-  async tryItNow(code, reference, candidate, params) {
+  async tryItNow(code, args, kwargs) {
     await this.ready;
     this.setState("busy");
     const dog = this.watchdog(() => ({
@@ -303,13 +304,13 @@ export class PythonWorker {
     }));
     dog.arm();
     try {
-      return await Promise.race([this.call({ type: "try", code, reference, candidate, params }), dog.killed]);
+      return await Promise.race([this.call({ type: "try", code, args, kwargs }), dog.killed]);
     } catch (error) {
       if (error && error.restarted) return error.report;
       if (error && error.python) {
         this.restart();
         const memory = /memory/i.test(error.message);
-        return { status: "error", message: memory ? OUT_OF_MEMORY : `Python failed (${error.message}) and was restarted.`, output: "" };
+        return { status: "error", message: memory ? this.outOfMemory : `Python failed (${error.message}) and was restarted.`, output: "" };
       }
       throw error;
     } finally {

@@ -52,16 +52,21 @@ export function linkLines(html) {
 
 export { escapeHtml };
 
-function exampleDetails(test, example, returned) {
+/** A value as Python shows it: floats keep their ".0"; structured values as JSON. */
+function shownValue(value) {
+  return typeof value === "number" ? pyFloat(value) : JSON.stringify(value);
+}
+
+function exampleDetails(test, example, returned, functionName) {
   if (!example) return "";
-  const extra = Object.entries(example.params)
+  const extra = Object.entries(example.kwargs)
     .map(([k, v]) => `, ${k}=${v}`)
     .join("");
-  const call = `meteor_score(${JSON.stringify(example.reference)}, ${JSON.stringify(example.candidate)}${extra})`;
-  const got = returned && returned.length ? returned[0] : test.status === "pass" ? pyFloat(example.score) : "—";
+  const call = `${functionName}(${example.args.map((arg) => JSON.stringify(arg)).join(", ")}${extra})`;
+  const got = returned && returned.length ? returned[0] : test.status === "pass" ? shownValue(example.score) : "—";
   return `<dl class="example-io">
     <dt>input</dt><dd><code>${escapeHtml(call)}</code></dd>
-    <dt>expected</dt><dd><code>${escapeHtml(pyFloat(example.score))}</code></dd>
+    <dt>expected</dt><dd><code>${escapeHtml(shownValue(example.score))}</code></dd>
     <dt>returned</dt><dd><code class="${test.status === "pass" ? "ok" : "bad"}">${escapeHtml(got)}</code></dd>
   </dl>`;
 }
@@ -82,7 +87,7 @@ function testItem(test, context) {
   if (test.tier === "examples") {
     const key = (test.name.match(/\[(.*)\]$/) || [])[1];
     const example = context.data.examples.find((e) => e.key === key);
-    parts.push(exampleDetails(test, example, context.returned.get(test.name)));
+    parts.push(exampleDetails(test, example, context.returned.get(test.name), context.data.function));
   }
   if (test.message && test.status !== "pass") {
     const label = test.tier === "properties" && /Falsifying example/.test(test.message) ? "counterexample" : "message";

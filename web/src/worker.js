@@ -1,6 +1,6 @@
 // The page's Python, in a module worker so the page never freezes. A small message protocol:
 //   page -> worker: {type: "init", shared}, {type: "run", id, code},
-//                   {type: "try", id, code, reference, candidate, params}
+//                   {type: "try", id, code, args, kwargs}
 //   worker -> page: {type: "progress", step, fraction}, {type: "ready", seconds},
 //                   {type: "warmed", at}, {type: "failed", message}, {type: "event", id, kind, data},
 //                   {type: "done", id, result}, {type: "error", id, message}
@@ -73,8 +73,7 @@ self.addEventListener("message", async (event) => {
       const post = (kind, data) => postMessage({ type: "event", id: message.id, kind, data: JSON.parse(data) });
       result = JSON.parse(session.run_tests(message.code, post, halted));
     } else if (message.type === "try") {
-      const params = JSON.stringify(message.params);
-      result = JSON.parse(session.try_it(message.code, message.reference, message.candidate, params));
+      result = JSON.parse(session.try_it(message.code, JSON.stringify(message.args), JSON.stringify(message.kwargs)));
     } else {
       throw new Error(`unknown message ${message.type}`);
     }

@@ -26,7 +26,7 @@ function layout(tokens) {
   });
 }
 
-export function breakdownSvg(example) {
+export function breakdownSvg(example, defaults) {
   const ref = layout(example.referenceTokens);
   const cand = layout(example.candidateTokens);
   const chunkOf = new Map();
@@ -74,7 +74,7 @@ export function breakdownSvg(example) {
   const e = example;
   const c = e.candidateTokens.length;
   const r = e.referenceTokens.length;
-  const p = { alpha: 0.9, beta: 3, gamma: 0.5, ...e.params };
+  const p = { ...defaults, ...e.params };
   const counts = `m = ${e.m} matched of |c| = ${c} candidate and |r| = ${r} reference words; ${e.chunks.length} chunk${e.chunks.length === 1 ? "" : "s"}`;
   const figures = [
     ["P", e.m && c ? `${e.m}/${c} = ${fmt(e.P)}` : "0"],

@@ -4,15 +4,23 @@ Each model is the right computation with exactly one step replaced, so wherever 
 score differs from the reference, the difference comes from that one mistake. The
 diagnosis compares a submission's answers with these models' answers on a fixed probe set.
 PAIRS puts two common mistakes together, for a student who makes both.
-Nothing here ships to the browser; the page gets only the models' outputs (see diagnose.py).
+Nothing here ships to the browser; the page gets only the models' outputs (grader/judging/diagnose.py).
+This is the exercise's trusted seam module (exercise.toml [seam] trusted): MODELS, PAIRS and probes().
 """
 
 from __future__ import annotations
 
+import ast
 import math
 import string
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, Callable
+
+from grader.core import exercise
+
+HERE = Path(__file__).resolve().parent.parent  # the exercise folder
+DEFAULTS = exercise.load(HERE / "problem" / "exercise.toml").defaults  # alpha, beta, gamma: the signature's
 
 
 # The statement's rules, in the words the student read (problem/statement.md).
@@ -33,7 +41,7 @@ RULE_SCORE = ("rule 5, Score", "score = Fmean·(1 − Pen)")
 RULE_ROUND = ("rule 5, Score", "round the final score to 3 decimal places with round(score, 3)")
 RULE_EMPTY = ("rule 6, Nothing to match", "the score is 0.0 when either text has no words or nothing matches")
 RULE_OUTPUT = ("Output", "return a float between 0 and 1")
-RULE_SIGNATURE = ("Problem statement", "the function is meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5)")
+RULE_SIGNATURE = ("Problem statement", f"the function is {exercise.load(HERE / 'problem' / 'exercise.toml').signature}")
 
 
 @dataclass(frozen=True)
@@ -108,7 +116,8 @@ RIGHT = Steps(
 )
 
 
-def compute(steps: Steps, reference, candidate, alpha=0.9, beta=3, gamma=0.5, *, rounded: bool = True):
+def compute(steps: Steps, reference, candidate, alpha=DEFAULTS["alpha"], beta=DEFAULTS["beta"], gamma=DEFAULTS["gamma"], *,
+            rounded: bool = True):
     early = steps.shortcut(reference, candidate, alpha, beta, gamma)
     if early is not GO_ON:
         return early
@@ -479,3 +488,64 @@ def find(model_id: str) -> Model:
 # Mistakes that give exactly the same scores as a model above, so the diagnosis names that model.
 # P·R / ((1−α)·P + α·R) with P and R swapped is P·R / (α·P + (1−α)·R) with alpha moved: one formula.
 SAME_SCORES_AS = {"alpha_swapped": "p_r_swapped"}
+
+
+# (reference, candidate, keyword arguments): each probe separates some models from the reference.
+OUR_PROBES: list[tuple[str, str, dict]] = [
+    ("the old man and the sea", "the old man sees the sea", {}),
+    ("The Old Man sees the sea", "the old man saw The Sea", {}),
+    ("Birds Fly South", "birds fly south again", {}),
+    ("cold wind blows here", "The Cold Wind blows", {}),
+    ("one two\tthree\nfour", "one two three four five", {}),
+    ("green  tea is hot", "green tea  is very hot", {}),
+    (" stars shine ", "stars shine bright tonight", {}),
+    ("Stop, look and listen.", "stop look and listen", {}),
+    ("hello, my good friend!", "Hello, my friend", {}),
+    ("go home now", "go go go home", {}),
+    ("we will we will rock you", "we will we will go", {}),
+    ("sun moon", "sun sun moon", {}),
+    ("sun moon", "sun rain sun moon", {}),
+    ("one two three four", "three four one two", {}),
+    ("red x green y blue", "red green blue", {}),
+    ("p q r s t", "z p q z r s", {}),
+    ("blue sky", "green grass", {}),
+    ("", "some words here", {}),
+    ("some words here", "", {}),
+    ("", "", {}),
+    ("  \t", "\n", {}),
+    ("a few words", "   ", {}),
+    ("the quick fox", "the quick fox", {}),
+    ("hi", "hi", {}),
+    ("Hello", "hello", {}),
+    ("so so good", "so so good", {}),
+    ("Sie grüßt den Mann", "sie grüsst den mann", {}),
+    ("a long sentence with many words in it today", "long words today", {}),
+    ("short one", "short one plus many extra words here", {}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"alpha": 0.5}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"alpha": 0.2}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"alpha": 0.0}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"alpha": 1.0}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"beta": 2}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"beta": 1.5}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"beta": 0}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"gamma": 0.25}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"gamma": 1.0}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"gamma": 0.0}),
+    ("the red fox runs into the dark wood today", "a red fox runs through the wood", {"alpha": 0.3, "beta": 1, "gamma": 0.8}),
+]
+
+
+def statement_examples() -> tuple[tuple[str, str, dict], ...]:
+    """The examples tier's inputs: public, since the statement shows them. Read, not imported (it is a test module)."""
+    source = (HERE / "hidden_tests" / "test_examples.py").read_text(encoding="utf-8")
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "EXAMPLES" for t in node.targets):
+            return tuple(tuple(ast.literal_eval(part) for part in value.elts[:3]) for value in node.value.values)
+    raise LookupError("hidden_tests/test_examples.py defines no EXAMPLES")
+
+
+def probes() -> list[dict]:
+    """The diagnosis's inputs, for the engine: the statement's examples first, then ours."""
+    examples = [{"args": [r, c], "kwargs": k, "origin": "examples"} for r, c, k in statement_examples()]
+    ours = [{"args": [r, c], "kwargs": k, "origin": "probe"} for r, c, k in OUR_PROBES]
+    return examples + ours

@@ -1,0 +1,131 @@
+"""The engine's pytest plumbing for an exercise's hidden_tests/: the `submission` fixture, tiers, the hypothesis profile.
+
+Each exercise's hidden_tests/conftest.py takes it whole: `from grader.core.tests_plugin import *`.
+"""
+
+from __future__ import annotations
+
+__all__ = ["pytest_addoption", "pytest_configure", "pytest_collection_modifyitems", "submission",
+           "pytest_runtest_makereport"]
+
+
+import pytest
+from hypothesis import HealthCheck, Phase, settings
+
+from grader.core import exercise
+from grader.core.runner import PROVIDER_KEY
+from grader.core.submission import SubmissionError
+
+EXERCISE = exercise.load()
+# Set when this conftest made the provider (`pytest hidden_tests --submission`): the page and
+# `meteor-kit check` bring their own, and their own reporters read each test's report.
+SANDBOXED_KEY = pytest.StashKey[bool]()
+DEFAULT_SUBMISSION = EXERCISE.root / "solutions" / "reference.py"
+
+settings.register_profile(
+    "kit",
+    derandomize=True,
+    database=None,
+    deadline=None,
+    max_examples=EXERCISE.hypothesis_examples,
+    print_blob=False,
+    # No "explain" phase: its coverage notes name lines of the test file, which students can't act on.
+    phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+settings.load_profile("kit")
+
+
+def _no_local_constants() -> None:
+    """Generate the same inputs whatever else the judging process has imported.
+
+    Hypothesis mixes literal constants of "local" modules in sys.modules into what it
+    generates, except under Pyodide, where it turns that off. Turning it off here too makes
+    the browser, `meteor-kit check`, `pytest hidden_tests` and `meteor-kit grade` draw the
+    same inputs, so the same submission gets the same verdicts everywhere.
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # a future hypothesis without this module: nothing to turn off
+        return
+    if hasattr(providers, "_get_local_constants"):
+        providers._get_local_constants = lambda: providers._local_constants
+
+
+_no_local_constants()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup(EXERCISE.id, f"{EXERCISE.title} exercise")
+    group.addoption(
+        "--submission",
+        default=None,
+        help=f"the .py file to test (default: {DEFAULT_SUBMISSION.relative_to(EXERCISE.root)}); "
+        "it runs in a sandboxed process, never in this one",
+    )
+    group.addoption(
+        "--no-sandbox",
+        action="store_true",
+        help="where no isolation works (not root, no usable bubblewrap), run the submission anyway, NOT isolated",
+    )
+    group.addoption(
+        "--budget",
+        type=float,
+        default=EXERCISE.budget,
+        help=f"seconds the submission may use in all, its loads and calls (default {EXERCISE.budget:g}, as "
+        "`meteor-kit grade`); the tests after that are not run",
+    )
+    group.addoption(
+        "--tiers",
+        default=",".join(EXERCISE.tiers),
+        help=f"comma-separated tiers to run (default: all of {', '.join(EXERCISE.tiers)})",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "tier(name): the exercise tier a test belongs to")
+    unknown = set(_tiers(config)) - set(EXERCISE.tiers)
+    if unknown:
+        raise pytest.UsageError(f"--tiers: unknown tier(s) {', '.join(sorted(unknown))}; known: {', '.join(EXERCISE.tiers)}")
+    # No provider yet: plain `pytest hidden_tests`, whose sandboxed one grader.judging.tests_sandbox adds.
+
+
+def _tiers(config: pytest.Config) -> list[str]:
+    return [t.strip() for t in config.getoption("--tiers").split(",") if t.strip()]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    wanted = set(_tiers(config))
+    keep, drop = [], []
+    for item in items:
+        marker = item.get_closest_marker("tier")
+        (keep if marker and marker.args[0] in wanted else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+@pytest.fixture
+def submission(request: pytest.FixtureRequest):
+    """The student's code: an object whose attribute named as the exercise's function is the submitted function.
+
+    Once a sandboxed submission has used up its time budget, the tests left are not run: each
+    says so at once, and the whole run ends within the budget and a little time of our own.
+    """
+    provided = request.config.stash[PROVIDER_KEY].get()
+    spent = getattr(provided, "spent", None)
+    why = spent() if spent is not None else None
+    if why:
+        raise SubmissionError("not_run", why)
+    return provided
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """A test left out by the budget reads as one line, not a traceback through this file."""
+    outcome = yield
+    excinfo = call.excinfo
+    if not item.config.stash.get(SANDBOXED_KEY, False):
+        return
+    if excinfo is not None and isinstance(excinfo.value, SubmissionError) and excinfo.value.kind == "not_run":
+        outcome.get_result().longrepr = excinfo.value.message

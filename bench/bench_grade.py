@@ -27,8 +27,16 @@ BIN = Path(sys.executable).parent
 
 # The bugs students make most often in this exercise (a class has a handful, not fifty).
 COMMON_BUGS = [
-    "no_lowercase", "no_clipping", "no_rounding", "split_on_space", "penalty_not_subtracted",
-    "crash_on_empty", "chunks_in_reference", "two_decimals", "p_r_swapped", "truncation",
+    "no_lowercase",
+    "no_clipping",
+    "no_rounding",
+    "split_on_space",
+    "penalty_not_subtracted",
+    "crash_on_empty",
+    "chunks_in_reference",
+    "two_decimals",
+    "p_r_swapped",
+    "truncation",
 ]
 HANGERS = {
     "spins": "def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n    while True:\n        pass\n",
@@ -116,8 +124,19 @@ def main() -> None:
         klass.mkdir()
         counts = make_class(klass, args.size)
         out = work / "out"
-        command = [str(BIN / "meteor-kit"), "grade", str(klass), "--out", str(out), "--jobs", str(args.jobs),
-                   "--timeout", str(args.timeout), "--budget", str(args.budget)]
+        command = [
+            str(BIN / "meteor-kit"),
+            "grade",
+            str(klass),
+            "--out",
+            str(out),
+            "--jobs",
+            str(args.jobs),
+            "--timeout",
+            str(args.timeout),
+            "--budget",
+            str(args.budget),
+        ]
         started = time.perf_counter()
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         memory = PeakMemory(process.pid)
@@ -131,12 +150,31 @@ def main() -> None:
         sample = random.Random(2).sample(sample, min(args.sample, len(sample)))
         started = time.perf_counter()
         for path in sample:
-            subprocess.run([str(BIN / "python"), "-m", "pytest", str(ROOT / "hidden_tests"), "-q", "-p", "no:cacheprovider",
-                            "--submission", str(path)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            subprocess.run(
+                [
+                    str(BIN / "python"),
+                    "-m",
+                    "pytest",
+                    str(ROOT / "hidden_tests"),
+                    "-q",
+                    "-p",
+                    "no:cacheprovider",
+                    "--submission",
+                    str(path),
+                ],
+                cwd=ROOT,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
         loop_seconds = (time.perf_counter() - started) / len(sample)
         figures = {
-            "submissions": args.size, "mix": counts, "jobs": args.jobs, "timeout": args.timeout, "budget": args.budget,
-            "cores": os.cpu_count(), "grade_seconds": round(grade_seconds, 2),
+            "submissions": args.size,
+            "mix": counts,
+            "jobs": args.jobs,
+            "timeout": args.timeout,
+            "budget": args.budget,
+            "cores": os.cpu_count(),
+            "grade_seconds": round(grade_seconds, 2),
             "grade_per_second": round(args.size / grade_seconds, 1),
             "pytest_loop_seconds_per_submission": round(loop_seconds, 2),
             "pytest_loop_per_second": round(1 / loop_seconds, 2),
@@ -151,7 +189,10 @@ def main() -> None:
         remembered = [r["duration"] for r, h in zip(results, hung) if r.get("from_memo") == tests and not h]
         new = [r["duration"] for r, h in zip(results, hung) if r.get("from_memo", 0) < tests and not h]
         hangs = [r["duration"] for r, h in zip(results, hung) if h]
-        figures["all_from_memo"] = {"submissions": len(remembered), "mean_ms": round(1000 * sum(remembered) / max(len(remembered), 1), 1)}
+        figures["all_from_memo"] = {
+            "submissions": len(remembered),
+            "mean_ms": round(1000 * sum(remembered) / max(len(remembered), 1), 1),
+        }
         figures["new_behaviour"] = {"submissions": len(new), "worker_seconds": round(sum(new), 1)}
         figures["hanging"] = {"submissions": len(hangs), "seconds_each": [round(h, 1) for h in hangs]}
         print(summary.splitlines()[0])

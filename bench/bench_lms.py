@@ -26,9 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.judging.archive import unpack, unpacked  # noqa: E402
-from grader.judging.discovery import discover  # noqa: E402
-from grader.judging.intake import discover_all  # noqa: E402
+from grader.judging.archive import unpack, unpacked
+from grader.judging.discovery import discover
+from grader.judging.intake import discover_all
 
 SOLUTION = (ROOT / "tests" / "catalogue" / "correct" / "functional.py").read_text()
 HELPER = "def tokenize(text):\n    return text.lower().split()\n"
@@ -95,8 +95,9 @@ def main() -> None:
                 figures.setdefault(f"{layout}: zipfile.extractall, for scale", []).append(seconds)
                 with unpacked(str(work / f"{layout}.zip")) as download:
                     roots = {str(work / f"{layout}.zip"): (download.root, download.skipped)}
-                    seconds, specs = timed(lambda: discover_all([str(work / f"{layout}.zip")], None, lambda _: None,
-                                                                "meteor_score", None, roots))
+                    seconds, specs = timed(
+                        lambda: discover_all([str(work / f"{layout}.zip")], None, lambda _: None, "meteor_score", None, roots)
+                    )
                     assert len(specs) == args.students and all(s.helpers for s in specs)
                 figures.setdefault(f"{layout}: recognise and pick ({args.students} students)", []).append(seconds)
             seconds, specs = timed(lambda: discover([str(plain)]))

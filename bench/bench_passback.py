@@ -28,12 +28,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.judging import passback  # noqa: E402
-from grader.reports.adjust import parse_plan  # noqa: E402
-from grader.reports.files import write_outputs  # noqa: E402
-from grader.reports.roster import parse_roster  # noqa: E402
-from grader.reports.tally import mistake_key  # noqa: E402
-from tests.big_class import big_class  # noqa: E402
+from grader.judging import passback
+from grader.reports.adjust import parse_plan
+from grader.reports.files import write_outputs
+from grader.reports.roster import parse_roster
+from grader.reports.tally import mistake_key
+from tests.big_class import big_class
 
 
 def rosters(subs: list[dict]) -> dict[str, bytes]:
@@ -41,8 +41,20 @@ def rosters(subs: list[dict]) -> dict[str, bytes]:
     c, m = csv.writer(canvas), csv.writer(moodle)
     c.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Quiz (1)", "METEOR score (2)", "Current Score"])
     c.writerow(["    Points Possible", "", "", "", "", "10", "50", "(read only)"])
-    m.writerow(["Identifier", "Full name", "Email address", "Status", "Grade", "Maximum Grade", "Grade can be changed",
-                "Last modified (submission)", "Last modified (grade)", "Feedback comments"])
+    m.writerow(
+        [
+            "Identifier",
+            "Full name",
+            "Email address",
+            "Status",
+            "Grade",
+            "Maximum Grade",
+            "Grade can be changed",
+            "Last modified (submission)",
+            "Last modified (grade)",
+            "Feedback comments",
+        ]
+    )
     for i, s in enumerate(subs):
         if i % 20 == 19:
             continue  # a submission matching nobody
@@ -77,8 +89,13 @@ def one_round(document: dict, roster: bytes, plan) -> dict:
         write_outputs(out, doc)
         outputs = time.perf_counter()
         files = sum(len(f) for _, _, f in os.walk(out / "feedback"))
-    return {"apply": applied - started, "write": written - applied, "outputs": outputs - written, "feedback_files": files,
-            "matched": doc["lms"]["matched"]}
+    return {
+        "apply": applied - started,
+        "write": written - applied,
+        "outputs": outputs - written,
+        "feedback_files": files,
+        "matched": doc["lms"]["matched"],
+    }
 
 
 def main() -> None:
@@ -98,10 +115,14 @@ def main() -> None:
     print("| roster | match + adjust | LMS files | write_outputs (same round) | ratio | feedback files |")
     print("| --- | --- | --- | --- | --- | --- |")
     for kind, row in table.items():
-        print(f"| {kind} | {row['apply']:.3f} s | {row['write']:.3f} s | {row['outputs']:.3f} s | "
-              f"{(row['apply'] + row['write']) / row['outputs']:.2f} | {row['feedback_files']:.0f} |")
+        print(
+            f"| {kind} | {row['apply']:.3f} s | {row['write']:.3f} s | {row['outputs']:.3f} s | "
+            f"{(row['apply'] + row['write']) / row['outputs']:.2f} | {row['feedback_files']:.0f} |"
+        )
     (ROOT / "bench" / "out").mkdir(exist_ok=True)
-    (ROOT / "bench" / "out" / "bench_passback.json").write_text(json.dumps({"size": args.size, "load": load, "table": table}, indent=2))
+    (ROOT / "bench" / "out" / "bench_passback.json").write_text(
+        json.dumps({"size": args.size, "load": load, "table": table}, indent=2)
+    )
 
 
 if __name__ == "__main__":

@@ -22,12 +22,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.reports.files import write_outputs  # noqa: E402
-from tests.big_class import big_class  # noqa: E402
+from grader.reports.files import write_outputs
+from tests.big_class import big_class
 
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 TIMING = """() => {
   const nav = performance.getEntriesByType("navigation")[0];
@@ -57,8 +63,11 @@ def open_times(report: Path, rounds: int) -> dict:
                     page.evaluate("() => new Promise(requestAnimationFrame)")
                     sorts.append(time.monotonic() - started)
                     page.close()
-                figures[width] = {"load_s": statistics.median(loads), "first_paint_s": statistics.median(paints),
-                                  "sort_by_score_s": statistics.median(sorts)}
+                figures[width] = {
+                    "load_s": statistics.median(loads),
+                    "first_paint_s": statistics.median(paints),
+                    "sort_by_score_s": statistics.median(sorts),
+                }
         finally:
             browser.close()
     return figures
@@ -85,8 +94,10 @@ def main() -> None:
             "largest_student_page_bytes": max(p.stat().st_size for p in pages),
             "open": open_times(report, args.rounds),
         }
-    print(f"class of {args.size}: report.html {result['report_html_bytes'] / 1e3:.0f} kB, {len(pages)} student pages "
-          f"(largest {result['largest_student_page_bytes'] / 1e3:.0f} kB); all outputs written in {written:.1f} s")
+    print(
+        f"class of {args.size}: report.html {result['report_html_bytes'] / 1e3:.0f} kB, {len(pages)} student pages "
+        f"(largest {result['largest_student_page_bytes'] / 1e3:.0f} kB); all outputs written in {written:.1f} s"
+    )
     print("width  load   first paint  sort by score")
     for width, f in result["open"].items():
         print(f"{width:>5}  {f['load_s']:.2f} s  {f['first_paint_s']:.2f} s       {f['sort_by_score_s']:.2f} s")

@@ -23,14 +23,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from playwright.sync_api import sync_playwright  # noqa: E402
+from playwright.sync_api import sync_playwright
 
-from grader.cli import serve
-from grader.cli import web_build  # noqa: E402
+from grader.cli import (
+    serve,
+    web_build,
+)
 
 FLAGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 REFERENCE = (ROOT / "solutions" / "reference.py").read_text(encoding="utf-8")
 STARTER = (ROOT / "problem" / "starter.py").read_text(encoding="utf-8")

@@ -13,8 +13,10 @@ DIM, BOLD = "2", "1"
 
 
 HELP = "print the reference's score breakdown for one reference and candidate"
-DESCRIPTION = ("Show how the score of CANDIDATE against REFERENCE is computed: the matched words, "
-               "the chunks, P, R, Fmean, the penalty and the score.")
+DESCRIPTION = (
+    "Show how the score of CANDIDATE against REFERENCE is computed: the matched words, "
+    "the chunks, P, R, Fmean, the penalty and the score."
+)
 DEFAULTS = exercise.load(Path(__file__).resolve().parents[1] / "problem" / "exercise.toml").defaults
 
 
@@ -22,8 +24,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("reference", help="the reference sentence (quote it)")
     parser.add_argument("candidate", help="the candidate sentence (quote it)")
     parser.add_argument("--alpha", type=float, help=f"weight of precision in the F-mean, 0 to 1 (default {DEFAULTS['alpha']:g})")
-    parser.add_argument("--beta", type=float, help=f"exponent of the fragmentation penalty, at least 0 (default {DEFAULTS['beta']:g})")
-    parser.add_argument("--gamma", type=float, help=f"weight of the fragmentation penalty, 0 to 1 (default {DEFAULTS['gamma']:g})")
+    parser.add_argument(
+        "--beta", type=float, help=f"exponent of the fragmentation penalty, at least 0 (default {DEFAULTS['beta']:g})"
+    )
+    parser.add_argument(
+        "--gamma", type=float, help=f"weight of the fragmentation penalty, 0 to 1 (default {DEFAULTS['gamma']:g})"
+    )
 
 
 def run(args: argparse.Namespace, reference, color: bool) -> str:
@@ -89,7 +95,9 @@ def render(b: dict, params: dict, color: bool = False) -> str:
     width = max(len(ref_label), len(cand_label))
     lines.append(f"  {ref_label:<{width}}  {_sentence(ref, {j: n for _, j, n in links}, color, False)}")
     lines.append(f"  {cand_label:<{width}}  {_sentence(cand, {i: n for i, _, n in links}, color, True)}")
-    lines.append(_paint("  Chunks are [bracketed] in the candidate; each matched reference word carries its chunk's number.", DIM, color))
+    lines.append(
+        _paint("  Chunks are [bracketed] in the candidate; each matched reference word carries its chunk's number.", DIM, color)
+    )
     lines.append("")
 
     if not ref or not cand:
@@ -112,14 +120,20 @@ def render(b: dict, params: dict, color: bool = False) -> str:
         return "\n".join(lines)
 
     chunk_texts = ["[" + " ".join(cand[s:e]) + "]" for s, e in b["chunk_spans"]]
-    lines.append(f"Chunks         ch = {b['chunks']}   {' '.join(chunk_texts)}   (rule 4: runs of consecutive matched words in the candidate)")
+    lines.append(
+        f"Chunks         ch = {b['chunks']}   {' '.join(chunk_texts)}   (rule 4: runs of consecutive matched words in the candidate)"
+    )
     lines.append("")
     m, ch = b["m"], b["chunks"]
     rows = [
         ("P", f"m / |c| = {m} / {len(cand)}", b["precision"]),
         ("R", f"m / |r| = {m} / {len(ref)}", b["recall"]),
-        ("Fmean", f"P·R / (α·P + (1 − α)·R) = {_number(b['precision'])}·{_number(b['recall'])} / "
-                  f"({alpha:g}·{_number(b['precision'])} + {_number(1 - alpha)}·{_number(b['recall'])})", b["fmean"]),
+        (
+            "Fmean",
+            f"P·R / (α·P + (1 − α)·R) = {_number(b['precision'])}·{_number(b['recall'])} / "
+            f"({alpha:g}·{_number(b['precision'])} + {_number(1 - alpha)}·{_number(b['recall'])})",
+            b["fmean"],
+        ),
         ("Pen", f"γ·(ch / m)^β = {gamma:g}·({ch} / {m})^{beta:g}", b["penalty"]),
         ("score", f"Fmean·(1 − Pen) = {_number(b['fmean'])}·(1 − {_number(b['penalty'])})", b["score_unrounded"]),
     ]

@@ -13,9 +13,10 @@ from __future__ import annotations
 import ast
 import math
 import string
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from grader.core import exercise
 
@@ -116,8 +117,16 @@ RIGHT = Steps(
 )
 
 
-def compute(steps: Steps, reference, candidate, alpha=DEFAULTS["alpha"], beta=DEFAULTS["beta"], gamma=DEFAULTS["gamma"], *,
-            rounded: bool = True):
+def compute(
+    steps: Steps,
+    reference,
+    candidate,
+    alpha=DEFAULTS["alpha"],
+    beta=DEFAULTS["beta"],
+    gamma=DEFAULTS["gamma"],
+    *,
+    rounded: bool = True,
+):
     early = steps.shortcut(reference, candidate, alpha, beta, gamma)
     if early is not GO_ON:
         return early
@@ -170,6 +179,7 @@ def _model(id: str, when: str, rule: tuple[str, str], **changes: Any) -> Model:
 
 
 # Step replacements used by the models below.
+
 
 def _split_space_keep_empty(text: str) -> list[str]:
     # An empty or blank text still counts as no words, as in most such submissions.
@@ -317,133 +327,299 @@ def _rounded_steps(steps: Steps) -> Steps:
 
 MODELS: list[Model] = [
     # Tokens
-    _model("no_lowercase", "the words are compared without lowercasing them", RULE_CASE,
-           ref_tokens=str.split, cand_tokens=str.split),
-    _model("reference_not_lowercased", "only the candidate is lowercased, not the reference", RULE_CASE,
-           ref_tokens=str.split),
-    _model("candidate_not_lowercased", "only the reference is lowercased, not the candidate", RULE_CASE,
-           cand_tokens=str.split),
-    _model("split_on_space", "the texts are split with split(' '), so runs of spaces give empty words and tabs or newlines separate nothing",
-           RULE_SPLIT, ref_tokens=_split_space_keep_empty, cand_tokens=_split_space_keep_empty),
-    _model("split_ignores_tabs_newlines", "the texts are split on spaces only, so tabs and newlines do not separate words",
-           RULE_SPLIT, family="split_on_space", ref_tokens=_split_space_drop_empty, cand_tokens=_split_space_drop_empty),
-    _model("casefold_not_lower", "the texts are folded with str.casefold() instead of str.lower()", RULE_CASE,
-           ref_tokens=lambda t: t.casefold().split(), cand_tokens=lambda t: t.casefold().split()),
-    _model("unique_words", "repeated words are removed from both texts before scoring", RULE_CLIP,
-           ref_tokens=_unique, cand_tokens=_unique, align=_align_unclipped),
-    _model("punctuation_stripped", "punctuation is stripped from the words", RULE_PUNCT,
-           ref_tokens=_strip_punctuation, cand_tokens=_strip_punctuation),
+    _model(
+        "no_lowercase", "the words are compared without lowercasing them", RULE_CASE, ref_tokens=str.split, cand_tokens=str.split
+    ),
+    _model("reference_not_lowercased", "only the candidate is lowercased, not the reference", RULE_CASE, ref_tokens=str.split),
+    _model("candidate_not_lowercased", "only the reference is lowercased, not the candidate", RULE_CASE, cand_tokens=str.split),
+    _model(
+        "split_on_space",
+        "the texts are split with split(' '), so runs of spaces give empty words and tabs or newlines separate nothing",
+        RULE_SPLIT,
+        ref_tokens=_split_space_keep_empty,
+        cand_tokens=_split_space_keep_empty,
+    ),
+    _model(
+        "split_ignores_tabs_newlines",
+        "the texts are split on spaces only, so tabs and newlines do not separate words",
+        RULE_SPLIT,
+        family="split_on_space",
+        ref_tokens=_split_space_drop_empty,
+        cand_tokens=_split_space_drop_empty,
+    ),
+    _model(
+        "casefold_not_lower",
+        "the texts are folded with str.casefold() instead of str.lower()",
+        RULE_CASE,
+        ref_tokens=lambda t: t.casefold().split(),
+        cand_tokens=lambda t: t.casefold().split(),
+    ),
+    _model(
+        "unique_words",
+        "repeated words are removed from both texts before scoring",
+        RULE_CLIP,
+        ref_tokens=_unique,
+        cand_tokens=_unique,
+        align=_align_unclipped,
+    ),
+    _model(
+        "punctuation_stripped",
+        "punctuation is stripped from the words",
+        RULE_PUNCT,
+        ref_tokens=_strip_punctuation,
+        cand_tokens=_strip_punctuation,
+    ),
     # Matching
     _model("no_clipping", "repeated words are not clipped", RULE_CLIP, align=_align_unclipped),
-    _model("set_matching", "m is the number of distinct shared words (a set intersection)", RULE_CLIP,
-           align=_align_set, count_m=lambda a: len(set(a.reference) & set(a.candidate))),
-    _model("matches_counted_from_reference", "m counts the reference words found anywhere in the candidate", RULE_CLIP,
-           align=_align_unclipped, count_m=lambda a: sum(w in set(a.candidate) for w in a.reference)),
-    _model("chunks_ignore_clipping", "chunks are found by marking every copy of a matched word, clipped or not", RULE_CLIP,
-           chunks=lambda a: _runs(_unclipped_flags(a))),
-    _model("positional_matching", "a word only matches the word at the same position in the other text", RULE_LEFT,
-           align=_align_by_position),
-    _model("right_to_left_matching", "the candidate is scanned from right to left", RULE_LEFT,
-           align=_align_right_to_left),
+    _model(
+        "set_matching",
+        "m is the number of distinct shared words (a set intersection)",
+        RULE_CLIP,
+        align=_align_set,
+        count_m=lambda a: len(set(a.reference) & set(a.candidate)),
+    ),
+    _model(
+        "matches_counted_from_reference",
+        "m counts the reference words found anywhere in the candidate",
+        RULE_CLIP,
+        align=_align_unclipped,
+        count_m=lambda a: sum(w in set(a.candidate) for w in a.reference),
+    ),
+    _model(
+        "chunks_ignore_clipping",
+        "chunks are found by marking every copy of a matched word, clipped or not",
+        RULE_CLIP,
+        chunks=lambda a: _runs(_unclipped_flags(a)),
+    ),
+    _model(
+        "positional_matching",
+        "a word only matches the word at the same position in the other text",
+        RULE_LEFT,
+        align=_align_by_position,
+    ),
+    _model("right_to_left_matching", "the candidate is scanned from right to left", RULE_LEFT, align=_align_right_to_left),
     # Precision, recall, F-mean
-    _model("p_r_swapped", "precision and recall trade places (which gives the same scores as alpha weighing recall instead of precision)",
-           RULE_PR, precision=lambda m, c, r: m / r, recall=lambda m, c, r: m / c),
-    _model("recall_over_candidate", "recall is divided by the candidate's length", RULE_PR,
-           recall=lambda m, c, r: m / c),
-    _model("precision_over_reference", "precision is divided by the reference's length", RULE_PR,
-           precision=lambda m, c, r: m / r),
-    _model("characters_not_tokens", "the texts' lengths are counted in characters instead of words", RULE_PR,
-           lengths=lambda rt, ct, ref, cand: (len(ct), len(rt))),
-    _model("alpha_hardcoded", "alpha is fixed at 0.9 whatever is passed", RULE_ALPHA,
-           fmean=lambda p, r, alpha: _fmean(p, r, 0.9)),
-    _model("f1_mean", "the F-mean is the plain F1 score 2PR / (P + R)", RULE_FMEAN,
-           fmean=lambda p, r, alpha: 2 * p * r / (p + r)),
-    _model("fmean_precedence", "the F-mean's denominator has no brackets: P·R / α·P + (1 − α)·R", RULE_FMEAN,
-           fmean=_fmean_no_brackets),
-    _model("arithmetic_mean", "the F-mean is the weighted average α·P + (1 − α)·R", RULE_FMEAN,
-           fmean=lambda p, r, alpha: alpha * p + (1 - alpha) * r),
-    _model("fmean_over_total_length", "the F-mean is m divided by the total number of words in both texts", RULE_FMEAN,
-           precision=lambda m, c, r: m / (c + r), fmean=lambda p, r, alpha: p),
+    _model(
+        "p_r_swapped",
+        "precision and recall trade places (which gives the same scores as alpha weighing recall instead of precision)",
+        RULE_PR,
+        precision=lambda m, c, r: m / r,
+        recall=lambda m, c, r: m / c,
+    ),
+    _model("recall_over_candidate", "recall is divided by the candidate's length", RULE_PR, recall=lambda m, c, r: m / c),
+    _model(
+        "precision_over_reference", "precision is divided by the reference's length", RULE_PR, precision=lambda m, c, r: m / r
+    ),
+    _model(
+        "characters_not_tokens",
+        "the texts' lengths are counted in characters instead of words",
+        RULE_PR,
+        lengths=lambda rt, ct, ref, cand: (len(ct), len(rt)),
+    ),
+    _model(
+        "alpha_hardcoded", "alpha is fixed at 0.9 whatever is passed", RULE_ALPHA, fmean=lambda p, r, alpha: _fmean(p, r, 0.9)
+    ),
+    _model(
+        "f1_mean", "the F-mean is the plain F1 score 2PR / (P + R)", RULE_FMEAN, fmean=lambda p, r, alpha: 2 * p * r / (p + r)
+    ),
+    _model(
+        "fmean_precedence",
+        "the F-mean's denominator has no brackets: P·R / α·P + (1 − α)·R",
+        RULE_FMEAN,
+        fmean=_fmean_no_brackets,
+    ),
+    _model(
+        "arithmetic_mean",
+        "the F-mean is the weighted average α·P + (1 − α)·R",
+        RULE_FMEAN,
+        fmean=lambda p, r, alpha: alpha * p + (1 - alpha) * r,
+    ),
+    _model(
+        "fmean_over_total_length",
+        "the F-mean is m divided by the total number of words in both texts",
+        RULE_FMEAN,
+        precision=lambda m, c, r: m / (c + r),
+        fmean=lambda p, r, alpha: p,
+    ),
     # Chunks
-    _model("chunks_in_reference", "chunks are counted in the reference instead of the candidate", RULE_CHUNKS,
-           chunks=lambda a: _runs(a.used)),
-    _model("chunks_adjacent_in_both", "a chunk must also be consecutive in the reference, as in full METEOR", RULE_CHUNKS,
-           chunks=_chunks_in_both),
-    _model("every_match_own_chunk", "every matched word counts as its own chunk", RULE_CHUNKS,
-           chunks=lambda a: sum(a.matched)),
-    _model("repeated_word_starts_chunk", "a repeated word starts a new chunk", RULE_CHUNKS,
-           chunks=_chunks_split_at_repeats),
-    _model("chunks_off_by_one", "a chunk that starts at the candidate's first word is not counted", RULE_CHUNKS,
-           chunks=_chunks_skip_first),
-    _model("chunks_minus_one", "the gaps between chunks are counted instead of the chunks (one too few)", RULE_CHUNKS,
-           family="chunks_off_by_one",
-           chunks=lambda a: _runs(a.matched) - 1),
-    _model("chunks_plus_one", "one more chunk is counted than there is", RULE_CHUNKS, family="chunks_off_by_one",
-           chunks=lambda a: _runs(a.matched) + 1),
-    _model("single_chunk", "the matched words always count as a single chunk", RULE_CHUNKS,
-           chunks=lambda a: 1),
+    _model(
+        "chunks_in_reference",
+        "chunks are counted in the reference instead of the candidate",
+        RULE_CHUNKS,
+        chunks=lambda a: _runs(a.used),
+    ),
+    _model(
+        "chunks_adjacent_in_both",
+        "a chunk must also be consecutive in the reference, as in full METEOR",
+        RULE_CHUNKS,
+        chunks=_chunks_in_both,
+    ),
+    _model("every_match_own_chunk", "every matched word counts as its own chunk", RULE_CHUNKS, chunks=lambda a: sum(a.matched)),
+    _model("repeated_word_starts_chunk", "a repeated word starts a new chunk", RULE_CHUNKS, chunks=_chunks_split_at_repeats),
+    _model(
+        "chunks_off_by_one",
+        "a chunk that starts at the candidate's first word is not counted",
+        RULE_CHUNKS,
+        chunks=_chunks_skip_first,
+    ),
+    _model(
+        "chunks_minus_one",
+        "the gaps between chunks are counted instead of the chunks (one too few)",
+        RULE_CHUNKS,
+        family="chunks_off_by_one",
+        chunks=lambda a: _runs(a.matched) - 1,
+    ),
+    _model(
+        "chunks_plus_one",
+        "one more chunk is counted than there is",
+        RULE_CHUNKS,
+        family="chunks_off_by_one",
+        chunks=lambda a: _runs(a.matched) + 1,
+    ),
+    _model("single_chunk", "the matched words always count as a single chunk", RULE_CHUNKS, chunks=lambda a: 1),
     # Penalty
-    _model("penalty_over_candidate_length", "the chunks are divided by the candidate's length instead of m", RULE_PENALTY,
-           penalty=lambda ch, m, c, r, beta, gamma: gamma * (ch / c) ** beta),
-    _model("penalty_over_reference_length", "the chunks are divided by the reference's length instead of m", RULE_PENALTY,
-           penalty=lambda ch, m, c, r, beta, gamma: gamma * (ch / r) ** beta),
-    _model("penalty_precedence", "only m is raised to the power β: γ·ch / m^β", RULE_PENALTY,
-           penalty=lambda ch, m, c, r, beta, gamma: gamma * ch / m ** beta),
-    _model("gamma_inside_power", "gamma is raised to the power β together with the ratio: (γ·ch / m)^β", RULE_PENALTY,
-           penalty=lambda ch, m, c, r, beta, gamma: (gamma * ch / m) ** beta),
-    _model("penalty_ratio_inverted", "the penalty uses m / ch instead of ch / m", RULE_PENALTY,
-           penalty=lambda ch, m, c, r, beta, gamma: gamma * (m / ch) ** beta),
-    _model("beta_as_factor", "beta multiplies the fragmentation instead of being its power", RULE_PENALTY,
-           penalty=lambda ch, m, c, r, beta, gamma: gamma * (ch / m) * beta),
-    _model("beta_gamma_swapped", "beta and gamma trade places in the penalty", RULE_PENALTY,
-           penalty=lambda ch, m, c, r, beta, gamma: beta * (ch / m) ** gamma),
-    _model("beta_hardcoded", "beta is fixed at 3 whatever is passed", RULE_BETA,
-           penalty=lambda ch, m, c, r, beta, gamma: gamma * (ch / m) ** 3),
-    _model("beta_truncated_to_int", "a fractional beta loses its fraction, as with a loop over range(int(beta))", RULE_BETA,
-           penalty=_power_int_beta),
-    _model("beta_squared", "the fragmentation is squared whatever beta is passed", RULE_BETA, family="beta_hardcoded",
-           penalty=lambda ch, m, c, r, beta, gamma: gamma * (ch / m) ** 2),
-    _model("gamma_hardcoded", "gamma is fixed at 0.5 whatever is passed", RULE_GAMMA,
-           penalty=lambda ch, m, c, r, beta, gamma: 0.5 * (ch / m) ** beta),
-    _model("parameters_ignored", "alpha, beta and gamma are fixed at their defaults whatever is passed", RULE_SIGNATURE,
-           fmean=lambda p, r, alpha: _fmean(p, r, 0.9),
-           penalty=lambda ch, m, c, r, beta, gamma: 0.5 * (ch / m) ** 3),
+    _model(
+        "penalty_over_candidate_length",
+        "the chunks are divided by the candidate's length instead of m",
+        RULE_PENALTY,
+        penalty=lambda ch, m, c, r, beta, gamma: gamma * (ch / c) ** beta,
+    ),
+    _model(
+        "penalty_over_reference_length",
+        "the chunks are divided by the reference's length instead of m",
+        RULE_PENALTY,
+        penalty=lambda ch, m, c, r, beta, gamma: gamma * (ch / r) ** beta,
+    ),
+    _model(
+        "penalty_precedence",
+        "only m is raised to the power β: γ·ch / m^β",
+        RULE_PENALTY,
+        penalty=lambda ch, m, c, r, beta, gamma: gamma * ch / m**beta,
+    ),
+    _model(
+        "gamma_inside_power",
+        "gamma is raised to the power β together with the ratio: (γ·ch / m)^β",
+        RULE_PENALTY,
+        penalty=lambda ch, m, c, r, beta, gamma: (gamma * ch / m) ** beta,
+    ),
+    _model(
+        "penalty_ratio_inverted",
+        "the penalty uses m / ch instead of ch / m",
+        RULE_PENALTY,
+        penalty=lambda ch, m, c, r, beta, gamma: gamma * (m / ch) ** beta,
+    ),
+    _model(
+        "beta_as_factor",
+        "beta multiplies the fragmentation instead of being its power",
+        RULE_PENALTY,
+        penalty=lambda ch, m, c, r, beta, gamma: gamma * (ch / m) * beta,
+    ),
+    _model(
+        "beta_gamma_swapped",
+        "beta and gamma trade places in the penalty",
+        RULE_PENALTY,
+        penalty=lambda ch, m, c, r, beta, gamma: beta * (ch / m) ** gamma,
+    ),
+    _model(
+        "beta_hardcoded",
+        "beta is fixed at 3 whatever is passed",
+        RULE_BETA,
+        penalty=lambda ch, m, c, r, beta, gamma: gamma * (ch / m) ** 3,
+    ),
+    _model(
+        "beta_truncated_to_int",
+        "a fractional beta loses its fraction, as with a loop over range(int(beta))",
+        RULE_BETA,
+        penalty=_power_int_beta,
+    ),
+    _model(
+        "beta_squared",
+        "the fragmentation is squared whatever beta is passed",
+        RULE_BETA,
+        family="beta_hardcoded",
+        penalty=lambda ch, m, c, r, beta, gamma: gamma * (ch / m) ** 2,
+    ),
+    _model(
+        "gamma_hardcoded",
+        "gamma is fixed at 0.5 whatever is passed",
+        RULE_GAMMA,
+        penalty=lambda ch, m, c, r, beta, gamma: 0.5 * (ch / m) ** beta,
+    ),
+    _model(
+        "parameters_ignored",
+        "alpha, beta and gamma are fixed at their defaults whatever is passed",
+        RULE_SIGNATURE,
+        fmean=lambda p, r, alpha: _fmean(p, r, 0.9),
+        penalty=lambda ch, m, c, r, beta, gamma: 0.5 * (ch / m) ** 3,
+    ),
     # Score
-    _model("penalty_not_subtracted", "the F-mean is multiplied by the penalty instead of by 1 − Pen", RULE_SCORE,
-           combine=lambda f, pen: f * pen),
-    _model("penalty_ignored", "the penalty is left out, so the score is the F-mean alone", RULE_SCORE,
-           combine=lambda f, pen: f),
-    _model("penalty_subtracted_from_fmean", "the penalty is subtracted from the F-mean instead of scaling it", RULE_SCORE,
-           combine=lambda f, pen: f - pen),
+    _model(
+        "penalty_not_subtracted",
+        "the F-mean is multiplied by the penalty instead of by 1 − Pen",
+        RULE_SCORE,
+        combine=lambda f, pen: f * pen,
+    ),
+    _model("penalty_ignored", "the penalty is left out, so the score is the F-mean alone", RULE_SCORE, combine=lambda f, pen: f),
+    _model(
+        "penalty_subtracted_from_fmean",
+        "the penalty is subtracted from the F-mean instead of scaling it",
+        RULE_SCORE,
+        combine=lambda f, pen: f - pen,
+    ),
     # Rounding and the returned value
     _model("no_rounding", "the score is not rounded", RULE_ROUND, finish=lambda s: s),
     _model("two_decimals", "the score is rounded to 2 decimals", RULE_ROUND, finish=lambda s: round(s, 2)),
     _model("truncation", "the score is cut down to 3 decimals instead of rounded", RULE_ROUND, finish=_truncate),
     _model("rounding_up", "the score is rounded up to 3 decimals", RULE_ROUND, finish=_round_up),
-    _model("rounding_to_int", "round(score) is called without the number of decimals", RULE_ROUND,
-           finish=lambda s: round(s)),
-    _model("rounds_intermediate_values", "P, R, Fmean and Pen are each rounded before the score is computed", RULE_ROUND,
-           **{k: getattr(_rounded_steps(RIGHT), k) for k in ("precision", "recall", "fmean", "penalty")}),
-    _model("returns_string", "the score is returned as a string", RULE_OUTPUT,
-           finish=lambda s: f"{s:.3f}", nothing=lambda *a: "0.000"),
+    _model("rounding_to_int", "round(score) is called without the number of decimals", RULE_ROUND, finish=lambda s: round(s)),
+    _model(
+        "rounds_intermediate_values",
+        "P, R, Fmean and Pen are each rounded before the score is computed",
+        RULE_ROUND,
+        **{k: getattr(_rounded_steps(RIGHT), k) for k in ("precision", "recall", "fmean", "penalty")},
+    ),
+    _model(
+        "returns_string",
+        "the score is returned as a string",
+        RULE_OUTPUT,
+        finish=lambda s: f"{s:.3f}",
+        nothing=lambda *a: "0.000",
+    ),
     # Nothing to match
     _model("crash_on_empty", "a text without words makes the function crash", RULE_EMPTY, nothing=_crash_on_empty),
-    _model("crash_on_no_match", "the function crashes when the texts share no word (m = 0)", RULE_EMPTY,
-           nothing=_crash_on_no_match),
-    _model("whitespace_only_crashes", "a text of only whitespace makes the function crash", RULE_EMPTY,
-           nothing=_crash_on_blank),
-    _model("crash_when_nothing_matches", "the function crashes when nothing can match (no words, or no shared word)",
-           RULE_EMPTY, nothing=_crash),
+    _model(
+        "crash_on_no_match", "the function crashes when the texts share no word (m = 0)", RULE_EMPTY, nothing=_crash_on_no_match
+    ),
+    _model("whitespace_only_crashes", "a text of only whitespace makes the function crash", RULE_EMPTY, nothing=_crash_on_blank),
+    _model(
+        "crash_when_nothing_matches",
+        "the function crashes when nothing can match (no words, or no shared word)",
+        RULE_EMPTY,
+        nothing=_crash,
+    ),
     _model("none_on_empty", "None is returned for a text without words", RULE_EMPTY, nothing=_none_on_empty),
     _model("empty_gives_one", "two texts without words score 1.0", RULE_EMPTY, nothing=_one_when_both_empty),
-    _model("identical_gives_one", "identical texts return 1.0 straight away", RULE_IDENTICAL,
-           shortcut=lambda reference, candidate, *params: 1.0 if reference == candidate else GO_ON),
-    _model("any_empty_gives_one", "a text without words scores 1.0", RULE_EMPTY, family="empty_gives_one", nothing=_one_when_any_empty),
+    _model(
+        "identical_gives_one",
+        "identical texts return 1.0 straight away",
+        RULE_IDENTICAL,
+        shortcut=lambda reference, candidate, *params: 1.0 if reference == candidate else GO_ON,
+    ),
+    _model(
+        "any_empty_gives_one",
+        "a text without words scores 1.0",
+        RULE_EMPTY,
+        family="empty_gives_one",
+        nothing=_one_when_any_empty,
+    ),
     # The signature
-    _model("rejects_boundary_parameters", "alpha or gamma of exactly 0 or 1, or beta of 0, is rejected as out of range",
-           RULE_SIGNATURE, shortcut=_strict_parameters),
-    _model("keyword_names_differ", "alpha, beta and gamma cannot be passed by name", RULE_SIGNATURE,
-           signature="positional"),
+    _model(
+        "rejects_boundary_parameters",
+        "alpha or gamma of exactly 0 or 1, or beta of 0, is rejected as out of range",
+        RULE_SIGNATURE,
+        shortcut=_strict_parameters,
+    ),
+    _model("keyword_names_differ", "alpha, beta and gamma cannot be passed by name", RULE_SIGNATURE, signature="positional"),
 ]
 
 BY_ID = {m.id: m for m in MODELS}
@@ -451,12 +627,30 @@ BY_ID = {m.id: m for m in MODELS}
 # Students often make two mistakes at once. These common ones are also tried in pairs, when no
 # single model matches (kept to a short list: the page downloads every pair's answers).
 PAIRABLE = (
-    "no_lowercase", "reference_not_lowercased", "split_on_space", "punctuation_stripped",
-    "no_clipping", "set_matching", "right_to_left_matching",
-    "p_r_swapped", "recall_over_candidate", "alpha_hardcoded", "f1_mean",
-    "chunks_in_reference", "every_match_own_chunk", "chunks_off_by_one",
-    "penalty_over_candidate_length", "beta_hardcoded", "gamma_hardcoded", "penalty_not_subtracted", "penalty_ignored",
-    "no_rounding", "two_decimals", "truncation", "crash_on_empty", "none_on_empty",
+    "no_lowercase",
+    "reference_not_lowercased",
+    "split_on_space",
+    "punctuation_stripped",
+    "no_clipping",
+    "set_matching",
+    "right_to_left_matching",
+    "p_r_swapped",
+    "recall_over_candidate",
+    "alpha_hardcoded",
+    "f1_mean",
+    "chunks_in_reference",
+    "every_match_own_chunk",
+    "chunks_off_by_one",
+    "penalty_over_candidate_length",
+    "beta_hardcoded",
+    "gamma_hardcoded",
+    "penalty_not_subtracted",
+    "penalty_ignored",
+    "no_rounding",
+    "two_decimals",
+    "truncation",
+    "crash_on_empty",
+    "none_on_empty",
 )
 
 
@@ -467,12 +661,19 @@ def pair(a: Model, b: Model) -> Model | None:
     changes = {name: getattr(m.steps, name) for m in (a, b) for name in m.changed if name != "signature"}
     signature = a.signature if a.signature != "standard" else b.signature
     return Model(
-        f"{a.id}+{b.id}", f"{a.when}, and {b.when}", b.section, f"{a.rule} ({a.section}); and {b.rule}",
-        replace(RIGHT, **changes), signature, "", a.changed + b.changed, (a.id, b.id),
+        f"{a.id}+{b.id}",
+        f"{a.when}, and {b.when}",
+        b.section,
+        f"{a.rule} ({a.section}); and {b.rule}",
+        replace(RIGHT, **changes),
+        signature,
+        "",
+        a.changed + b.changed,
+        (a.id, b.id),
     )
 
 
-PAIRS = [p for i, a in enumerate(PAIRABLE) for b in PAIRABLE[i + 1:] if (p := pair(BY_ID[a], BY_ID[b]))]
+PAIRS = [p for i, a in enumerate(PAIRABLE) for b in PAIRABLE[i + 1 :] if (p := pair(BY_ID[a], BY_ID[b]))]
 
 
 def find(model_id: str) -> Model:
@@ -484,6 +685,7 @@ def find(model_id: str) -> Model:
     if found is None:
         raise KeyError(model_id)
     return found
+
 
 # Mistakes that give exactly the same scores as a model above, so the diagnosis names that model.
 # P·R / ((1−α)·P + α·R) with P and R swapped is P·R / (α·P + (1−α)·R) with alpha moved: one formula.

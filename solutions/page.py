@@ -20,7 +20,6 @@ EXTRA_TRY_EXAMPLES: tuple[tuple[str, str, str, dict[str, float]], ...] = (
 )
 
 
-
 def breakdown(explain, title: str, reference: str, candidate: str, params: dict[str, float]) -> dict[str, Any]:
     """What the page draws for one input: tokens, which reference word each match used, chunks, figures."""
     e = explain(reference, candidate, **params)
@@ -53,7 +52,6 @@ def breakdown(explain, title: str, reference: str, candidate: str, params: dict[
         "Pen": e["penalty"],
         "score": e["score"],
     }
-
 
 
 def _load(path: Path, name: str):

@@ -9,11 +9,11 @@ import os
 import tomllib
 
 import pytest
+from lms_results import ROSTERS, result
 
 from grader.judging import passback
 from grader.reports.adjust import AdjustError, apply, describe, final_score, parse_plan, read_plan
 from grader.reports.files import grades_csv, write_outputs
-from lms_results import ROSTERS, result
 
 EXAMPLE = """
 # Scores are points out of the exercise's maximum.
@@ -45,18 +45,21 @@ def test_the_documented_example_reads_back(tmp_path):
     assert [(d.mistake, d.change, d.comment) for d in plan.diagnoses] == [("no_clipping", 3.0, "Rule 2: clip repeated words.")]
 
 
-@pytest.mark.parametrize("text, error", [
-    ('[[student]]\nwho = "a"\nscore = 1\n', "reason"),
-    ('[[student]]\nwho = "a"\nreason = "r"\n', "either score"),
-    ('[[student]]\nwho = "a"\nscore = 1\nchange = 1\nreason = "r"\n', "either score"),
-    ('[[student]]\nwho = "a"\nscore = -1\nreason = "r"\n', "below 0"),
-    ('[[student]]\nwho = "a"\nscore = nan\nreason = "r"\n', "number of points"),
-    ('[[student]]\nwho = "a"\nscore = "9"\nreason = "r"\n', "number of points"),
-    ('[[student]]\nwho = "a"\nscore = 1\nreason = "r"\ngrade = 3\n', "unknown key"),
-    ('[[student]]\nwho = "A"\nscore = 1\nreason = "r"\n[[student]]\nwho = "a"\nchange = 1\nreason = "r"\n', "more than one"),
-    ('[diagnosis.x]\nchange = 1\n', "comment"),
-    ('[students]\n', "unknown section"),
-])
+@pytest.mark.parametrize(
+    "text, error",
+    [
+        ('[[student]]\nwho = "a"\nscore = 1\n', "reason"),
+        ('[[student]]\nwho = "a"\nreason = "r"\n', "either score"),
+        ('[[student]]\nwho = "a"\nscore = 1\nchange = 1\nreason = "r"\n', "either score"),
+        ('[[student]]\nwho = "a"\nscore = -1\nreason = "r"\n', "below 0"),
+        ('[[student]]\nwho = "a"\nscore = nan\nreason = "r"\n', "number of points"),
+        ('[[student]]\nwho = "a"\nscore = "9"\nreason = "r"\n', "number of points"),
+        ('[[student]]\nwho = "a"\nscore = 1\nreason = "r"\ngrade = 3\n', "unknown key"),
+        ('[[student]]\nwho = "A"\nscore = 1\nreason = "r"\n[[student]]\nwho = "a"\nchange = 1\nreason = "r"\n', "more than one"),
+        ("[diagnosis.x]\nchange = 1\n", "comment"),
+        ("[students]\n", "unknown section"),
+    ],
+)
 def test_a_bad_adjustment_is_an_error_naming_its_entry(text, error):
     with pytest.raises(AdjustError, match=error):
         _plan(text)
@@ -75,22 +78,29 @@ def test_bad_toml_is_an_error_with_its_line(tmp_path):
 
 
 def test_diagnosis_change_applies_to_everyone_diagnosed_and_student_changes_follow():
-    results = [result("ann.py", 80, mistake="no_clipping"), result("bob.py", 60, mistake="no_clipping", student={"email": "bob@example.edu"}),
-               result("cy.py", 50, mistake="no_lowercase")]
+    results = [
+        result("ann.py", 80, mistake="no_clipping"),
+        result("bob.py", 60, mistake="no_clipping", student={"email": "bob@example.edu"}),
+        result("cy.py", 50, mistake="no_lowercase"),
+    ]
     outcome = apply(results, _plan(EXAMPLE))
     assert [final_score(r) for r in results] == [100, 58, 50]
     assert [r["score"] for r in results] == [80, 60, 50]  # the grader's score is kept
     assert "adjusted_score" not in results[2] and outcome.adjusted == 2 and outcome.unused == []
     assert [describe(e) for e in results[0]["adjustments"]] == [
-        "diagnosis no_clipping: +3: Rule 2: clip repeated words.", "instructor: set to 100 (+17): Regraded by hand"]
+        "diagnosis no_clipping: +3: Rule 2: clip repeated words.",
+        "instructor: set to 100 (+17): Regraded by hand",
+    ]
 
 
 def test_an_adjustment_matching_nobody_is_listed_never_ignored():
     results = [result("cy.py", 50, mistake="no_lowercase")]
     outcome = apply(results, _plan(EXAMPLE))
-    assert outcome.unused == ["[diagnosis.no_clipping]: no submission has this diagnosis",
-                              "[[student]] who = 'ann.py': matches no submission",
-                              "[[student]] who = 'bob@example.edu': matches no submission"]
+    assert outcome.unused == [
+        "[diagnosis.no_clipping]: no submission has this diagnosis",
+        "[[student]] who = 'ann.py': matches no submission",
+        "[[student]] who = 'bob@example.edu': matches no submission",
+    ]
 
 
 def test_a_who_matching_two_submissions_is_listed_not_applied():
@@ -101,8 +111,12 @@ def test_a_who_matching_two_submissions_is_listed_not_applied():
 
 def test_scores_stay_within_zero_and_the_maximum_with_the_limit_shown():
     results = [result("ann.py", 110), result("bob.py", 2)]
-    outcome = apply(results, _plan('[[student]]\nwho = "ann"\nchange = 10\nreason = "bonus"\n'
-                                   '[[student]]\nwho = "bob"\nchange = -5\nreason = "late"\n'))
+    outcome = apply(
+        results,
+        _plan(
+            '[[student]]\nwho = "ann"\nchange = 10\nreason = "bonus"\n[[student]]\nwho = "bob"\nchange = -5\nreason = "late"\n'
+        ),
+    )
     assert [final_score(r) for r in results] == [113, 0]
     assert results[0]["adjustments"][-1] == {"by": "limit", "change": -7.0, "reason": "a score stays within 0..113"}
     assert outcome.clamped == ["ann.py: 120 is outside 0..113, so 113", "bob.py: -3 is outside 0..113, so 0"]
@@ -120,9 +134,12 @@ def test_a_second_run_replaces_earlier_adjustments_instead_of_adding_to_them():
 
 def test_who_may_name_the_roster_row_a_submission_matched():
     document = {"submissions": [result("martinezbob.py", 60)]}
-    pb = passback.Passback(roster=passback.read_roster(ROSTERS / "canvas.csv"),
-                           plan=_plan('[[student]]\nwho = "S102"\nchange = 1\nreason = "r"\n'
-                                      '[[student]]\nwho = "bmartinez"\nchange = 2\nreason = "r"\n'))
+    pb = passback.Passback(
+        roster=passback.read_roster(ROSTERS / "canvas.csv"),
+        plan=_plan(
+            '[[student]]\nwho = "S102"\nchange = 1\nreason = "r"\n[[student]]\nwho = "bmartinez"\nchange = 2\nreason = "r"\n'
+        ),
+    )
     done = passback.apply(document, pb)
     # The SIS user id is no key; the login on the matched roster row is.
     assert final_score(document["submissions"][0]) == 62
@@ -135,7 +152,10 @@ def test_grades_csv_and_gradescope_files_show_the_adjustment(tmp_path):
     apply(results, _plan(EXAMPLE))
     rows = list(csv.reader(io.StringIO(grades_csv(results))))
     assert rows[0][-2:] == ["adjusted_score", "adjustments"]
-    assert rows[1][-2:] == ["100", "diagnosis no_clipping: +3: Rule 2: clip repeated words. | instructor: set to 100 (+17): Regraded by hand"]
+    assert rows[1][-2:] == [
+        "100",
+        "diagnosis no_clipping: +3: Rule 2: clip repeated words. | instructor: set to 100 (+17): Regraded by hand",
+    ]
     assert rows[2][0] == "'=cy.py" and rows[2][-2:] == ["50", ""]
     write_outputs(tmp_path, {"exercise": "meteor", "isolation": "bubblewrap", "submissions": results})
     shown = json.loads((tmp_path / "gradescope" / "ann.py" / "results.json").read_text())
@@ -146,4 +166,5 @@ def test_grades_csv_and_gradescope_files_show_the_adjustment(tmp_path):
 
 def test_without_adjustments_grades_csv_keeps_its_columns():
     assert grades_csv([result("ann.py")]).splitlines()[0] == (
-        "submission,score,max_score,status,passed,tests,name,lms_id,login,email,late,submitted_at,layout,path,note")
+        "submission,score,max_score,status,passed,tests,name,lms_id,login,email,late,submitted_at,layout,path,note"
+    )

@@ -51,14 +51,17 @@ def test_the_folder_is_removed_when_the_run_is_interrupted(tmp_path):
     assert seen and not os.path.exists(seen[0])
 
 
-@pytest.mark.parametrize("name, words", [
-    ("/etc/cron.d/evil", "absolute path"),
-    ("\\windows\\evil.py", "absolute path"),
-    ("C:/evil.py", "absolute path"),
-    ("../../evil.py", "climbs out"),
-    ("a/../../evil.py", "climbs out"),
-    ("a\\..\\..\\evil.py", "climbs out"),
-])
+@pytest.mark.parametrize(
+    "name, words",
+    [
+        ("/etc/cron.d/evil", "absolute path"),
+        ("\\windows\\evil.py", "absolute path"),
+        ("C:/evil.py", "absolute path"),
+        ("../../evil.py", "climbs out"),
+        ("a/../../evil.py", "climbs out"),
+        ("a\\..\\..\\evil.py", "climbs out"),
+    ],
+)
 def test_a_member_outside_the_folder_refuses_the_whole_zip_and_writes_nothing(tmp_path, name, words):
     z = make_zip(tmp_path / "d.zip", [("ok.py", b"x = 1\n"), (name, b"owned")])
     root = tmp_path / "root"
@@ -106,8 +109,8 @@ def test_a_name_that_is_not_valid_utf8_though_flagged_so_is_a_clear_error(tmp_pa
     for header in (b"PK\x03\x04", b"PK\x01\x02"):
         at = data.index(header)
         offset = at + (6 if header == b"PK\x03\x04" else 8)
-        flags = int.from_bytes(data[offset:offset + 2], "little") | 0x800
-        data = data[:offset] + flags.to_bytes(2, "little") + data[offset + 2:]
+        flags = int.from_bytes(data[offset : offset + 2], "little") | 0x800
+        data = data[:offset] + flags.to_bytes(2, "little") + data[offset + 2 :]
     z.write_bytes(data)
     with pytest.raises(ArchiveError, match="not valid UTF-8"):
         unpack(str(z), str(tmp_path))
@@ -150,7 +153,7 @@ def test_a_member_that_holds_more_than_it_declares_is_stopped(tmp_path):
     data = bytearray(z.read_bytes())
     # Declare 10 bytes in the central directory: reading stops there, and the CRC cannot match.
     central = data.index(b"PK\x01\x02")
-    data[central + 24:central + 28] = (10).to_bytes(4, "little")
+    data[central + 24 : central + 28] = (10).to_bytes(4, "little")
     z.write_bytes(bytes(data))
     root = tmp_path / "root"
     root.mkdir()
@@ -188,8 +191,9 @@ def test_only_files_that_start_like_a_zip_are_taken_for_one(tmp_path):
 
 def test_grade_refuses_a_bad_zip_with_one_line_and_exit_2(tmp_path, meteor_kit):
     z = make_zip(tmp_path / "d.zip", [("ok.py", b"x = 1\n"), ("../evil.py", b"owned")])
-    result = subprocess.run([str(meteor_kit), "grade", str(z), "--out", str(tmp_path / "out")],
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [str(meteor_kit), "grade", str(z), "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "climbs out of its folder" in lines[0]
@@ -199,8 +203,12 @@ def test_grade_refuses_a_bad_zip_with_one_line_and_exit_2(tmp_path, meteor_kit):
 def test_a_zip_on_the_command_line_must_come_alone(tmp_path, meteor_kit):
     z = make_zip(tmp_path / "d.zip", [("a.py", b"x = 1\n")])
     (tmp_path / "b.py").write_text("x = 1\n")
-    result = subprocess.run([str(meteor_kit), "grade", str(z), str(tmp_path / "b.py"), "--out", str(tmp_path / "out")],
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [str(meteor_kit), "grade", str(z), str(tmp_path / "b.py"), "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 2 and "give a zip alone" in result.stderr
 
 
@@ -215,14 +223,19 @@ def test_zip_member_bytes_are_written_exactly(tmp_path):
 
 def test_a_file_named_zip_that_is_not_one_is_a_one_line_error(tmp_path, meteor_kit):
     (tmp_path / "submissions.zip").write_text("<html>session expired</html>\n")
-    result = subprocess.run([str(meteor_kit), "grade", str(tmp_path / "submissions.zip"), "--out", str(tmp_path / "out")],
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [str(meteor_kit), "grade", str(tmp_path / "submissions.zip"), "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and "is not a zip archive" in result.stderr
 
 
 def test_a_zip_holding_only_another_zip_says_so_and_is_not_opened(tmp_path, meteor_kit):
     inner = make_zip(tmp_path / "inner.zip", [("a.py", b"x = 1\n")])
     outer = make_zip(tmp_path / "outer.zip", [("submissions.zip", inner.read_bytes())])
-    result = subprocess.run([str(meteor_kit), "grade", str(outer), "--out", str(tmp_path / "out")],
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [str(meteor_kit), "grade", str(outer), "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 2 and "only another zip (submissions.zip)" in result.stderr

@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 from grader.core import exercise
-from grader.reports.gradescope import to_gradescope
 from grader.core.runner import Report, run
 from grader.judging.discovery import read_source
+from grader.reports.gradescope import to_gradescope
 from grader.sandbox.host import SandboxedSubmission
 
 CATALOGUE = Path(__file__).resolve().parent / "catalogue"
@@ -36,17 +36,43 @@ BROWSER_TIERS = EXERCISE.browser_tiers
 
 # The ids the issue asks for; the diagnosis names them, so each must have its wrong solution.
 REQUIRED_MISTAKES = {
-    "no_lowercase", "no_clipping", "split_on_space", "alpha_swapped", "alpha_hardcoded", "beta_hardcoded",
-    "gamma_hardcoded", "penalty_over_candidate_length", "chunks_in_reference", "every_match_own_chunk",
-    "p_r_swapped", "f1_mean", "set_matching", "punctuation_stripped", "no_rounding", "two_decimals",
-    "truncation", "crash_on_empty", "none_on_empty", "penalty_not_subtracted", "chunks_off_by_one",
-    "right_to_left_matching", "fmean_over_total_length", "returns_string", "rounding_to_int",
-    "recall_over_candidate", "reference_not_lowercased", "empty_gives_one",
+    "no_lowercase",
+    "no_clipping",
+    "split_on_space",
+    "alpha_swapped",
+    "alpha_hardcoded",
+    "beta_hardcoded",
+    "gamma_hardcoded",
+    "penalty_over_candidate_length",
+    "chunks_in_reference",
+    "every_match_own_chunk",
+    "p_r_swapped",
+    "f1_mean",
+    "set_matching",
+    "punctuation_stripped",
+    "no_rounding",
+    "two_decimals",
+    "truncation",
+    "crash_on_empty",
+    "none_on_empty",
+    "penalty_not_subtracted",
+    "chunks_off_by_one",
+    "right_to_left_matching",
+    "fmean_over_total_length",
+    "returns_string",
+    "rounding_to_int",
+    "recall_over_candidate",
+    "reference_not_lowercased",
+    "empty_gives_one",
 }
 
 
 def grade(path: Path, tiers: tuple[str, ...]) -> Report:
-    return run(lambda: SandboxedSubmission(path, EXERCISE.function, EXERCISE.call_timeout, source=read_source(path)), path.name, tiers=tiers)
+    return run(
+        lambda: SandboxedSubmission(path, EXERCISE.function, EXERCISE.call_timeout, source=read_source(path)),
+        path.name,
+        tiers=tiers,
+    )
 
 
 def header(path: Path) -> tuple[str | None, str | None]:
@@ -157,11 +183,18 @@ def hard_coder_source(answers: dict[tuple, float]) -> str:
 
 
 def generate_hard_coder() -> str:
-    code = ("import sys; sys.path[:0] = [sys.argv[1], sys.argv[2]]\n"
-            "from test_catalogue import hard_coder_source, visible_answers\n"
-            "sys.stdout.write(hard_coder_source(visible_answers()))\n")
-    done = subprocess.run([sys.executable, "-c", code, str(KIT_ROOT / "tests"), str(KIT_ROOT)],
-                          cwd=KIT_ROOT, capture_output=True, text=True, timeout=300)
+    code = (
+        "import sys; sys.path[:0] = [sys.argv[1], sys.argv[2]]\n"
+        "from test_catalogue import hard_coder_source, visible_answers\n"
+        "sys.stdout.write(hard_coder_source(visible_answers()))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(KIT_ROOT / "tests"), str(KIT_ROOT)],
+        cwd=KIT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
 
@@ -185,8 +218,12 @@ def graded(tmp_path_factory, meteor_kit) -> dict[str, dict]:
         for path in (CATALOGUE / kind).glob("*.py"):
             shutil.copy(path, klass / f"{kind}__{path.name}")
     out = tmp_path_factory.mktemp("out")
-    done = subprocess.run([str(meteor_kit), "grade", str(klass), "--out", str(out), "--timeout", "2", "--budget", "30"],
-                          capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        [str(meteor_kit), "grade", str(klass), "--out", str(out), "--timeout", "2", "--budget", "30"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))["submissions"]
     return {r["submission"].removesuffix(".py").replace("__", "/", 1): r for r in results}
@@ -240,9 +277,11 @@ def test_a_test_pays_only_if_it_passes_and_no_more_than_its_tier(graded):
 
 def test_check_gives_the_points_grade_gives(graded, meteor_kit):
     for name in ("cheat/hard_codes_visible_tests", "wrong/no_rounding"):
-        done = subprocess.run([str(meteor_kit), "check", str(CATALOGUE / f"{name}.py"), "--json"],
-                              capture_output=True, text=True, timeout=600)
+        done = subprocess.run(
+            [str(meteor_kit), "check", str(CATALOGUE / f"{name}.py"), "--json"], capture_output=True, text=True, timeout=600
+        )
         checked = json.loads(done.stdout)
         assert [(t["name"], t["status"], t["score"], t["max_score"]) for t in checked["tests"]] == [
-            (t["name"], t["status"], t["score"], t["max_score"]) for t in graded[name]["tests"]], name
+            (t["name"], t["status"], t["score"], t["max_score"]) for t in graded[name]["tests"]
+        ], name
         assert checked["score"] == graded[name]["score"] and checked["max_score"] == graded[name]["max_score"] == 113

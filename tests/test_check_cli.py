@@ -10,7 +10,6 @@ import warnings
 from pathlib import Path
 
 import pytest
-
 from conftest import BIN, KIT_ROOT, load_module
 
 WRONG = KIT_ROOT / "tests" / "catalogue" / "wrong"
@@ -29,7 +28,10 @@ def check(path: Path | str, *options: str) -> subprocess.CompletedProcess:
     """Run `meteor-kit check` once per argument list; several tests read the same run."""
     return subprocess.run(
         [str(BIN / "meteor-kit"), "check", str(path), *options],
-        cwd=KIT_ROOT, capture_output=True, text=True, timeout=600,
+        cwd=KIT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 
@@ -90,7 +92,7 @@ def test_a_wrong_solution_exits_1_and_shows_expected_got_and_the_rule():
     assert "meteor_score('Rain falls gently from the sky', 'Gentle rain drops from the sky'): expected 0.625, got 0.491" in out
     start = out.index("\n  hidden: ")
     end = out.find("\n\n  ", start + 1)
-    hidden = out[start:end if end != -1 else None]
+    hidden = out[start : end if end != -1 else None]
     assert "test_rule[uppercase_reference]" in hidden
     assert "expected 0.981, got 0.0 [rule: Tokens: lowercase each text with str.lower()]" in hidden
 
@@ -155,7 +157,9 @@ def test_the_starter_errors_in_every_test_with_a_readable_message():
     for test in report["tests"]:
         assert test["status"] == "error", test
         # A twin's message leaves out the exception's text, which could carry its unseen input.
-        raised = "NotImplementedError" if test["name"].startswith("test_twin[") else "NotImplementedError: write meteor_score here"
+        raised = (
+            "NotImplementedError" if test["name"].startswith("test_twin[") else "NotImplementedError: write meteor_score here"
+        )
         assert f"meteor_score raised {raised}" in test["message"]
         assert "Traceback" not in test["message"] and "site-packages" not in test["message"]
         if test["tier"] == "hidden":

@@ -11,8 +11,8 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-
 from conftest import KIT_ROOT, load_module
+
 from grader.core import exercise
 from grader.core.checks import Opaque, WrongAnswer
 from grader.core.runner import run
@@ -21,12 +21,17 @@ from grader.core.submission import LocalSubmission
 # The exercise's value rule (exercise.toml [seam] values): the engine's checks hold no METEOR rule.
 VALUES = exercise.load().module("values")
 correct_roundings, expect_score, expect_valid_score, to_real = (
-    VALUES.correct_roundings, VALUES.expect_score, VALUES.expect_valid_score, VALUES.to_real)
+    VALUES.correct_roundings,
+    VALUES.expect_score,
+    VALUES.expect_valid_score,
+    VALUES.to_real,
+)
 
 # The constants and the hard-coder pass tests on purpose: the grading policy is what makes them
 # earn nothing (tests/test_catalogue.py). Every other cheat must not pass a single test.
-CHEATS = sorted(p for p in (KIT_ROOT / "tests" / "catalogue" / "cheat").glob("*.py")
-                if not p.stem.startswith(("returns_", "hard_codes_")))
+CHEATS = sorted(
+    p for p in (KIT_ROOT / "tests" / "catalogue" / "cheat").glob("*.py") if not p.stem.startswith(("returns_", "hard_codes_"))
+)
 
 
 # ---------------------------------------------------------------- correct roundings
@@ -83,7 +88,10 @@ def test_an_unrounded_result_fails_saying_so():
 def test_a_result_of_the_wrong_type_says_what_was_expected_and_the_rule():
     with pytest.raises(WrongAnswer) as caught:
         expect_score("0.625", 0.625, rule="Score: rounded")
-    assert str(caught.value) == "expected 0.625, but meteor_score returned str '0.625'; it must return a float [rule: Score: rounded]"
+    assert (
+        str(caught.value)
+        == "expected 0.625, but meteor_score returned str '0.625'; it must return a float [rule: Score: rounded]"
+    )
 
 
 def test_the_rule_and_the_call_go_into_the_message():
@@ -105,10 +113,19 @@ def test_a_valid_score_is_rounded_and_between_0_and_1():
 @pytest.mark.parametrize(
     "got, named",
     [
-        (True, "bool True"), (False, "bool False"), (None, "NoneType None"), ("0.625", "str '0.625'"),
-        (math.nan, "float nan"), (math.inf, "float inf"), (-math.inf, "float -inf"),
-        ([0.625], "list"), ({"score": 0.625}, "dict"), (Fraction(5, 8), "fractions.Fraction"),
-        (Decimal("0.625"), "decimal.Decimal"), (0.625j, "complex"), (Opaque("submission.Thing"), "submission.Thing"),
+        (True, "bool True"),
+        (False, "bool False"),
+        (None, "NoneType None"),
+        ("0.625", "str '0.625'"),
+        (math.nan, "float nan"),
+        (math.inf, "float inf"),
+        (-math.inf, "float -inf"),
+        ([0.625], "list"),
+        ({"score": 0.625}, "dict"),
+        (Fraction(5, 8), "fractions.Fraction"),
+        (Decimal("0.625"), "decimal.Decimal"),
+        (0.625j, "complex"),
+        (Opaque("submission.Thing"), "submission.Thing"),
     ],
     ids=repr,
 )
@@ -235,7 +252,10 @@ def check_json(path: Path) -> dict:
     """`meteor-kit check --json` on one file (once per file: each run takes seconds)."""
     done = subprocess.run(
         [str(KIT_ROOT / ".venv" / "bin" / "meteor-kit"), "check", str(path), "--json"],
-        cwd=KIT_ROOT, capture_output=True, text=True, timeout=600,
+        cwd=KIT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode == 1, done.stderr[-2000:]
     return json.loads(done.stdout)

@@ -6,13 +6,12 @@ import base64
 import hashlib
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 
-from pathlib import Path
-
-from grader.reports import class_report
 from grader.judging import diagnose
+from grader.reports import class_report
 from grader.reports.progress import summary
 from grader.reports.tally import UNSCORED
 from tests.big_class import big_class
@@ -21,25 +20,59 @@ from tests.conftest import KIT_ROOT, load_module
 ARTIFACTS = KIT_ROOT / "tests" / ".artifacts"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
-TESTS = [("examples", f"test_statement_example[{n}]", 1.0) for n in ("worked_example", "identical_sentences", "repeated_word_is_clipped")] + [
-    ("hidden", f"test_rule[{n}]", 2.0) for n in ("uppercase_reference", "repeated_candidate_words_are_clipped", "rounds_to_three_decimals", "empty_candidate")
-] + [("properties", "test_case_does_not_change_the_score", 2.0), ("private", "test_matches_the_reference", 3.0)]
+TESTS = (
+    [
+        ("examples", f"test_statement_example[{n}]", 1.0)
+        for n in ("worked_example", "identical_sentences", "repeated_word_is_clipped")
+    ]
+    + [
+        ("hidden", f"test_rule[{n}]", 2.0)
+        for n in ("uppercase_reference", "repeated_candidate_words_are_clipped", "rounds_to_three_decimals", "empty_candidate")
+    ]
+    + [("properties", "test_case_does_not_change_the_score", 2.0), ("private", "test_matches_the_reference", 3.0)]
+)
 
 # name -> (catalogue file, which tests fail, status of the failures)
 CLASS = {
     "ada.py": ("correct/counter_based.py", set(), "fail"),
     "bo.py": ("correct/list_remove.py", set(), "fail"),
-    "cy.py": ("wrong/no_clipping.py", {"test_statement_example[repeated_word_is_clipped]", "test_rule[repeated_candidate_words_are_clipped]", "test_matches_the_reference"}, "fail"),
+    "cy.py": (
+        "wrong/no_clipping.py",
+        {
+            "test_statement_example[repeated_word_is_clipped]",
+            "test_rule[repeated_candidate_words_are_clipped]",
+            "test_matches_the_reference",
+        },
+        "fail",
+    ),
     "di.py": ("wrong/no_clipping.py", {"test_rule[repeated_candidate_words_are_clipped]", "test_matches_the_reference"}, "fail"),
-    "ed.py": ("wrong/no_lowercase.py", {"test_rule[uppercase_reference]", "test_case_does_not_change_the_score", "test_matches_the_reference"}, "fail"),
+    "ed.py": (
+        "wrong/no_lowercase.py",
+        {"test_rule[uppercase_reference]", "test_case_does_not_change_the_score", "test_matches_the_reference"},
+        "fail",
+    ),
     "fay.py": ("wrong/truncation.py", {"test_rule[rounds_to_three_decimals]", "test_matches_the_reference"}, "fail"),
     "gus.py": ("wrong/crash_on_empty.py", {"test_rule[empty_candidate]"}, "error"),
-    "hal.py": ("wrong/no_clipping.py", {"test_statement_example[repeated_word_is_clipped]", "test_matches_the_reference"}, "fail"),
+    "hal.py": (
+        "wrong/no_clipping.py",
+        {"test_statement_example[repeated_word_is_clipped]", "test_matches_the_reference"},
+        "fail",
+    ),
     "ivy.py": ("wrong/fmean_precedence.py", {name for _, name, _ in TESTS} - {"test_rule[empty_candidate]"}, "fail"),
-    "jo.py": ("wrong/two_decimals.py", {"test_statement_example[worked_example]", "test_rule[rounds_to_three_decimals]", "test_matches_the_reference"}, "fail"),
+    "jo.py": (
+        "wrong/two_decimals.py",
+        {"test_statement_example[worked_example]", "test_rule[rounds_to_three_decimals]", "test_matches_the_reference"},
+        "fail",
+    ),
     "kim.py": ("wrong/two_decimals.py", {"test_rule[rounds_to_three_decimals]"}, "timeout"),
 }
 
@@ -50,21 +83,44 @@ def synthetic_results() -> dict:
     for name, (file, failing, failure) in CLASS.items():
         path = KIT_ROOT / "tests" / "catalogue" / file
         tests = [
-            {"name": test, "tier": tier, "status": failure if test in failing else "pass",
-             "message": "" if test not in failing else ("the call took longer than 2 s" if failure == "timeout" else "expected 0.455, got 0.769"),
-             "output": "", "score": 0.0 if test in failing else points, "max_score": points}
+            {
+                "name": test,
+                "tier": tier,
+                "status": failure if test in failing else "pass",
+                "message": ""
+                if test not in failing
+                else ("the call took longer than 2 s" if failure == "timeout" else "expected 0.455, got 0.769"),
+                "output": "",
+                "score": 0.0 if test in failing else points,
+                "max_score": points,
+            }
             for tier, test, points in TESTS
         ]
         found = diagnose.diagnose_submission(load_module(path, f"report_{name[:-3]}")) if failing else None
-        submissions.append({
-            "submission": name, "status": "graded", "message": "",
-            "score": sum(t["score"] for t in tests), "max_score": sum(t["max_score"] for t in tests),
-            "diagnosis": found.as_json() if found else None, "tests": tests, "source": path.read_text(),
-        })
-    submissions.append({
-        "submission": "lu.py", "status": "error", "message": "could not load the submission: syntax error on line 3: invalid syntax",
-        "score": 0.0, "max_score": 16.0, "diagnosis": None, "tests": [], "source": "def meteor_score(reference, candidate\n    return 0\n",
-    })
+        submissions.append(
+            {
+                "submission": name,
+                "status": "graded",
+                "message": "",
+                "score": sum(t["score"] for t in tests),
+                "max_score": sum(t["max_score"] for t in tests),
+                "diagnosis": found.as_json() if found else None,
+                "tests": tests,
+                "source": path.read_text(),
+            }
+        )
+    submissions.append(
+        {
+            "submission": "lu.py",
+            "status": "error",
+            "message": "could not load the submission: syntax error on line 3: invalid syntax",
+            "score": 0.0,
+            "max_score": 16.0,
+            "diagnosis": None,
+            "tests": [],
+            "source": "def meteor_score(reference, candidate\n    return 0\n",
+        }
+    )
     return {"submissions": submissions}
 
 
@@ -112,7 +168,9 @@ def test_the_histogram_keeps_files_that_never_loaded_apart_from_low_scores(page,
 
 
 def test_pass_rates_count_the_graded_submissions_that_ran_each_test(page):
-    rows = re.findall(r"<tr><td>(test_[^<]+)</td><td class=\"tier\">(\w+)</td><td>.*?</td><td class=\"num\">(\d+)/(\d+)</td></tr>", page)
+    rows = re.findall(
+        r"<tr><td>(test_[^<]+)</td><td class=\"tier\">(\w+)</td><td>.*?</td><td class=\"num\">(\d+)/(\d+)</td></tr>", page
+    )
     rates = {name: (int(p), int(t)) for name, _tier, p, t in rows}
     assert rates["test_rule[empty_candidate]"] == (10, 11)
     assert rates["test_matches_the_reference"] == (4, 11)
@@ -155,9 +213,23 @@ def test_each_submission_has_a_page_with_its_highlighted_code_results_and_diagno
 
 def test_student_text_is_escaped_and_nothing_can_run_or_load(results):
     evil = {
-        "submission": "<script>alert(1)</script>.py", "status": "graded", "message": "", "score": 0, "max_score": 1,
+        "submission": "<script>alert(1)</script>.py",
+        "status": "graded",
+        "message": "",
+        "score": 0,
+        "max_score": 1,
         "diagnosis": {"mistake": None, "message": "<img src=x onerror=alert(2)>", "text": "<img src=x onerror=alert(2)>"},
-        "tests": [{"name": "t<b>", "tier": "hidden", "status": "fail", "message": "</pre><script>alert(3)</script>", "output": "<iframe>", "score": 0, "max_score": 1}],
+        "tests": [
+            {
+                "name": "t<b>",
+                "tier": "hidden",
+                "status": "fail",
+                "message": "</pre><script>alert(3)</script>",
+                "output": "<iframe>",
+                "score": 0,
+                "max_score": 1,
+            }
+        ],
         "source": "x = '</pre><script>alert(4)</script>'\n",
     }
     document = {"submissions": results["submissions"] + [evil]}
@@ -177,7 +249,11 @@ def test_student_text_is_escaped_and_nothing_can_run_or_load(results):
 
 
 def test_a_submission_without_source_or_tests_still_renders():
-    document = {"submissions": [{"submission": "x.py", "status": "timeout", "message": "over budget", "score": 0, "max_score": 10, "tests": []}]}
+    document = {
+        "submissions": [
+            {"submission": "x.py", "status": "timeout", "message": "over budget", "score": 0, "max_score": 10, "tests": []}
+        ]
+    }
     assert "timeout: over budget" in class_report.render(document)
     page = class_report.pages(document)["x.py.html"]
     assert "The code of this submission was not recorded in results.json." in page
@@ -246,13 +322,17 @@ def test_a_regrade_replaces_the_student_pages(tmp_path, results):
     _write(tmp_path, results)
     fewer = {"submissions": [s for s in results["submissions"] if s["submission"] != "ada.py"]}
     _write(tmp_path, fewer)
-    assert sorted(p.name for p in (tmp_path / "report").iterdir()) == sorted(s["submission"] + ".html" for s in fewer["submissions"])
+    assert sorted(p.name for p in (tmp_path / "report").iterdir()) == sorted(
+        s["submission"] + ".html" for s in fewer["submissions"]
+    )
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
 def test_page_names_are_unique_even_without_case(tmp_path):
     names = class_report.page_names([{"submission": n} for n in ("Ann.py", "ann.py", "a/n?n.py", "a_n_n.py", "..", "")])
-    assert len({n.lower() for n in names}) == 6 and all(n.endswith(".html") and "/" not in n and not n.startswith(".") for n in names)
+    assert len({n.lower() for n in names}) == 6 and all(
+        n.endswith(".html") and "/" not in n and not n.startswith(".") for n in names
+    )
 
 
 @pytest.fixture(scope="module")
@@ -340,20 +420,26 @@ def test_every_count_agrees_with_the_terminal_summary(big):
     assert stat("not-graded") == int(terminal_rows["not graded (interrupted)"]) > 0
     could_not = int(re.search(r"(\d+) could not be graded", text).group(1))
     assert could_not == stat("never-loaded") + (stat("grader-error") if 'id="stat-grader-error"' in page else 0)
-    diagnoses = {name: int(count) for count, name in re.findall(r'<td class="num"><b>(\d+)</b></td><td><span class="mistake">([^<]+)</span>', page)}
+    diagnoses = {
+        name: int(count)
+        for count, name in re.findall(r'<td class="num"><b>(\d+)</b></td><td><span class="mistake">([^<]+)</span>', page)
+    }
     top = re.findall(r"^ +(\d+)  (\S+)$", text.split("diagnoses, most common first:")[1], re.M)
     assert top and all(diagnoses[name] == int(count) for count, name in top)
     rows = re.findall(r'<div role="row" data-name="[^"]*" data-score="([^"]+)"', page)
     assert len(rows) == len(subs) and sum(r == "-1" for r in rows) == len(subs) - stat("graded")
 
 
-@pytest.mark.parametrize("mode, loud, words", [
-    ("bubblewrap", False, "Every submission ran in its own jail"),
-    ("separate-uid", True, "could still use the network"),
-    ("none", True, "NOT ISOLATED"),
-    ("rlimits", True, "rlimits, not bubblewrap"),
-    (None, True, "not recorded"),
-])
+@pytest.mark.parametrize(
+    "mode, loud, words",
+    [
+        ("bubblewrap", False, "Every submission ran in its own jail"),
+        ("separate-uid", True, "could still use the network"),
+        ("none", True, "NOT ISOLATED"),
+        ("rlimits", True, "rlimits, not bubblewrap"),
+        (None, True, "not recorded"),
+    ],
+)
 def test_the_isolation_mode_is_shown_and_loud_when_not_bubblewrap(mode, loud, words):
     page = class_report.render({"isolation": mode, "submissions": []} if mode else {"submissions": []})
     banner = next(a for a in tags(page, "div") if a.get("id") == "isolation")

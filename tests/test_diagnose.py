@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.judging import diagnose
 from grader.core import diagnosis as diagnosis_core
 from grader.core.submission import SubmissionError, load_local
+from grader.judging import diagnose
 from tests.conftest import KIT_ROOT, load_module
 
 # The exercise's misconception models (exercise.toml [seam] trusted).
@@ -41,8 +41,9 @@ def names(model_id: str | None, mistake: str) -> bool:
 
 def outputs_of(path: Path) -> list:
     # In-process: the catalogue is our own trusted code (meteor-kit check and grade use the sandbox).
-    return diagnosis_core.run_probes(load_module(path, f"catalogue_run_{path.stem}"), diagnose.browser_table(),
-                                     diagnose.value_normalize())
+    return diagnosis_core.run_probes(
+        load_module(path, f"catalogue_run_{path.stem}"), diagnose.browser_table(), diagnose.value_normalize()
+    )
 
 
 @pytest.fixture(scope="module")
@@ -90,11 +91,17 @@ def test_a_diagnosis_never_names_a_mistake_the_submission_does_not_make(catalogu
         model = find(found["mistake"])
         differences = 0
         for probe, got in zip(probes, outputs):
-            want = diagnosis_core.run_probes(reference, {"function": "meteor_score", "probes": [probe]}, diagnose.value_normalize())[0]
-            modelled = diagnosis_core.run_probes(model, {"function": "meteor_score", "probes": [probe]}, diagnose.value_normalize())[0]
+            want = diagnosis_core.run_probes(
+                reference, {"function": "meteor_score", "probes": [probe]}, diagnose.value_normalize()
+            )[0]
+            modelled = diagnosis_core.run_probes(
+                model, {"function": "meteor_score", "probes": [probe]}, diagnose.value_normalize()
+            )[0]
             if not diagnosis_core.agree(modelled, want):
                 differences += 1
-                assert diagnosis_core.agree(got, modelled), f"{path.stem}: {model.id} on {diagnosis_core.call_text(probe, 'meteor_score')}"
+                assert diagnosis_core.agree(got, modelled), (
+                    f"{path.stem}: {model.id} on {diagnosis_core.call_text(probe, 'meteor_score')}"
+                )
         assert differences > 0
 
 
@@ -102,7 +109,7 @@ def test_every_model_differs_from_the_reference_and_from_every_other_model():
     table = diagnose.browser_table()
     for i, model in enumerate(table["models"]):
         assert diagnosis_core._differs(model["outputs"], table["reference"]), model["id"]
-        for other in table["models"][i + 1:]:
+        for other in table["models"][i + 1 :]:
             same = all(diagnosis_core.agree(a, b) for a, b in zip(model["outputs"], other["outputs"]))
             assert not same, f"{model['id']} and {other['id']} give the same answers on every probe"
 
@@ -210,10 +217,18 @@ def test_what_a_submission_prints_while_probed_stays_out_of_the_output(capsys):
 
 def test_without_a_match_the_smallest_failing_visible_test_input_is_shown():
     tests = [
-        {"name": "test_statement_example[worked_example]", "tier": "examples", "status": "fail",
-         "message": "meteor_score('Rain falls gently from the sky', 'Gentle rain drops from the sky'): expected 0.625, got 0.5"},
-        {"name": "test_identical_texts_have_one_chunk", "tier": "properties", "status": "fail",
-         "message": "expected 0.5, got 0.5\nmeteor_score('the', 'the', alpha=0.9, beta=3, gamma=0.5)\n  returned 0.5"},
+        {
+            "name": "test_statement_example[worked_example]",
+            "tier": "examples",
+            "status": "fail",
+            "message": "meteor_score('Rain falls gently from the sky', 'Gentle rain drops from the sky'): expected 0.625, got 0.5",
+        },
+        {
+            "name": "test_identical_texts_have_one_chunk",
+            "tier": "properties",
+            "status": "fail",
+            "message": "expected 0.5, got 0.5\nmeteor_score('the', 'the', alpha=0.9, beta=3, gamma=0.5)\n  returned 0.5",
+        },
         {"name": "test_rule[uppercase_reference]", "tier": "hidden", "status": "fail", "message": "meteor_score('A', 'a'): x"},
         {"name": "test_matches_the_reference", "tier": "private", "status": "fail", "message": "meteor_score('B', 'b'): y"},
     ]
@@ -241,8 +256,9 @@ def test_a_diagnosis_serializes_for_results_json():
 
 
 def run_check(meteor_kit, path: Path, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(meteor_kit), "check", str(path), "--tiers", "examples,hidden", *extra],
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [str(meteor_kit), "check", str(path), "--tiers", "examples,hidden", *extra], capture_output=True, text=True, timeout=120
+    )
 
 
 def test_check_prints_the_diagnosis_after_the_report(meteor_kit):
@@ -251,8 +267,10 @@ def test_check_prints_the_diagnosis_after_the_report(meteor_kit):
     report, found, diagnosis = done.stdout.rpartition("\nDiagnosis: ")
     assert found, done.stdout + done.stderr
     assert "passed," in report.strip().splitlines()[-1]
-    assert diagnosis.startswith("Your scores match what happens when repeated words are not clipped: "
-                                "each reference word can be matched only once (rule 2, Matching). For example, meteor_score(")
+    assert diagnosis.startswith(
+        "Your scores match what happens when repeated words are not clipped: "
+        "each reference word can be matched only once (rule 2, Matching). For example, meteor_score("
+    )
 
 
 def test_check_json_has_a_diagnosis_field(meteor_kit):
@@ -318,8 +336,8 @@ def test_a_diagnosis_cut_short_by_timeouts_names_nothing():
 
 
 def test_the_table_is_kept_on_disk_and_a_damaged_copy_is_rebuilt(tmp_path, monkeypatch):
-    from grader.judging import diagnose
     from grader.core import exercise
+    from grader.judging import diagnose
 
     fresh = diagnose._build_table()
     for name in ("problem", "solutions", "hidden_tests"):

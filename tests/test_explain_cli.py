@@ -59,7 +59,9 @@ def test_repeated_words_are_clipped_in_the_alignment(capsys):
 
 
 def test_parameters_reach_the_formula(capsys):
-    _, out, _ = explain(capsys, "the cat sat on the mat", "the cat on the mat", "--alpha", "0.5", "--beta", "2", "--gamma", "0.25")
+    _, out, _ = explain(
+        capsys, "the cat sat on the mat", "the cat on the mat", "--alpha", "0.5", "--beta", "2", "--gamma", "0.25"
+    )
     assert "alpha=0.5  beta=2  gamma=0.25" in out
     assert "Pen   = γ·(ch / m)^β = 0.25·(1 / 5)^2 = 0.010000" in out
     assert out.rstrip().endswith("0.9")

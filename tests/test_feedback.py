@@ -7,16 +7,25 @@ import re
 import zipfile
 from io import BytesIO
 
-from grader.reports import feedback
+from lms_results import ROSTERS, one_test, result
+
 from grader.judging import passback
+from grader.reports import feedback
 from grader.reports.adjust import apply, parse_plan
 from grader.reports.class_report import render
 from grader.reports.roster import Student, read_roster
-from lms_results import ROSTERS, one_test, result
 
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-HOSTILE = '<script>alert(1)</script> [x](javascript:alert(1)) ```'
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+HOSTILE = "<script>alert(1)</script> [x](javascript:alert(1)) ```"
 
 
 def test_feedback_holds_score_failed_tests_and_diagnosis_in_both_formats():
@@ -24,7 +33,11 @@ def test_feedback_holds_score_failed_tests_and_diagnosis_in_both_formats():
     md, page = feedback.render(r, Student(0, "7", "Ann Lee"), "METEOR score")
     for text in (md, page):
         assert "80 / 113 (71%)" in text and "Tests not passed: 1 of 2" in text
-        assert "test_rule[clipping]" in text.replace("\\", "") and "expected 0.5, got 0.7" in text and "Your scores match no_clipping." in text
+        assert (
+            "test_rule[clipping]" in text.replace("\\", "")
+            and "expected 0.5, got 0.7" in text
+            and "Your scores match no_clipping." in text
+        )
     assert "test_rule[lowercase]" not in md  # passed tests are not listed
 
 
@@ -43,7 +56,9 @@ def test_student_text_is_escaped_in_html_and_inert_in_markdown():
 
 def test_private_tier_messages_are_shown_as_gradescope_shows_them():
     r = result("ann.py", 80)
-    r["tests"].append(one_test("test_twin[x]", "fail", "the same rule on 'secret input words': returned 'secret input words'", tier="private"))
+    r["tests"].append(
+        one_test("test_twin[x]", "fail", "the same rule on 'secret input words': returned 'secret input words'", tier="private")
+    )
     md, page = feedback.render(r, None, "T")
     assert "secret input" not in md and "secret input" not in page and "test_twin[x]" in page
 
@@ -52,14 +67,21 @@ def test_adjustments_and_late_flag_reach_the_feedback():
     r = result("ann.py", 80, mistake="no_clipping", student={"late": True})
     apply([r], parse_plan({"diagnosis": {"no_clipping": {"change": 3, "comment": "Rule 2 <i>again</i>"}}}))
     md, page = feedback.render(r, None, "T")
-    assert "83 / 113" in page and "the tests gave 80" in page and "diagnosis no_clipping: +3: Rule 2 &lt;i&gt;again&lt;/i&gt;" in page
+    assert (
+        "83 / 113" in page
+        and "the tests gave 80" in page
+        and "diagnosis no_clipping: +3: Rule 2 &lt;i&gt;again&lt;/i&gt;" in page
+    )
     assert "Submitted late." in md
 
 
 def test_file_names_are_safe_and_unique_ignoring_case():
     used: set[str] = set()
-    names = [feedback.file_base(result("x"), Student(0, "1", "../../etc/passwd"), used),
-             feedback.file_base(result("A.py"), None, used), feedback.file_base(result("a.py"), None, used)]
+    names = [
+        feedback.file_base(result("x"), Student(0, "1", "../../etc/passwd"), used),
+        feedback.file_base(result("A.py"), None, used),
+        feedback.file_base(result("a.py"), None, used),
+    ]
     assert names == ["1-.._.._etc_passwd", "A.py", "a.py-2"]
     assert all("/" not in n and not n.startswith(".") for n in names)
 
@@ -72,9 +94,11 @@ def test_moodle_zip_has_one_folder_per_student_as_moodles_import_parses_it():
     with zipfile.ZipFile(BytesIO(data)) as zf:
         names = zf.namelist()
         assert zf.read(names[0]) == b"<p>a</p>"
-    assert names == ["Ann Lee_501_assignsubmission_file_/feedback.html",
-                     "Dee Under O'Neil_504_assignsubmission_file_/feedback.html",
-                     "x 1 assignsubmission file_505_assignsubmission_file_/feedback.html"]
+    assert names == [
+        "Ann Lee_501_assignsubmission_file_/feedback.html",
+        "Dee Under O'Neil_504_assignsubmission_file_/feedback.html",
+        "x 1 assignsubmission file_505_assignsubmission_file_/feedback.html",
+    ]
     for name in names:  # Moodle: explode('_', part, 5); [1] is the participant id, [2]_[3] the plugin
         parts = name.split("/")[0].split("_", 4)
         assert parts[1].isdigit() and parts[2:4] == ["assignsubmission", "file"] and ".." not in name
@@ -91,17 +115,21 @@ def test_moodle_roster_run_writes_the_zip_and_the_worksheet(tmp_path):
     assert sorted(p.name for p in (tmp_path / "feedback").iterdir()) == ["501-Ann_Lee.html", "501-Ann_Lee.md"]
     assert any("cannot be changed" in w for w in done.warnings)
     worksheet = (tmp_path / "gradebook-moodle.csv").read_text(encoding="utf-8-sig").splitlines()
-    assert worksheet[1].startswith("Participant 501,Ann Lee,") and worksheet[1].endswith(",100,100.00,Yes,\"Monday, 3 March 2025, 10:00 AM\",-,Submitted late.")
+    assert worksheet[1].startswith("Participant 501,Ann Lee,") and worksheet[1].endswith(
+        ',100,100.00,Yes,"Monday, 3 March 2025, 10:00 AM",-,Submitted late.'
+    )
     lines = passback.summary(document, done)
     assert lines[0] == "roster (moodle): 1 matched, 3 without a submission, 0 submission(s) matching nobody"
 
 
 def test_report_header_lists_unmatched_submissions_and_adjustments_escaped():
-    document = {"exercise": "meteor", "isolation": "bubblewrap",
-                "submissions": [result("alee.py", 100), result(HOSTILE, 50)]}
-    pb = passback.Passback(roster=read_roster(ROSTERS / "canvas.csv"),
-                           plan=parse_plan({"student": [{"who": "alee", "change": -1, "reason": "late <b>"},
-                                                        {"who": "ghost", "change": 1, "reason": "x"}]}))
+    document = {"exercise": "meteor", "isolation": "bubblewrap", "submissions": [result("alee.py", 100), result(HOSTILE, 50)]}
+    pb = passback.Passback(
+        roster=read_roster(ROSTERS / "canvas.csv"),
+        plan=parse_plan(
+            {"student": [{"who": "alee", "change": -1, "reason": "late <b>"}, {"who": "ghost", "change": 1, "reason": "x"}]}
+        ),
+    )
     passback.apply(document, pb)
     page = render(document)
     assert "<script>alert" not in page

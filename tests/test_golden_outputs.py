@@ -16,7 +16,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import BIN, KIT_ROOT
 
 GOLDEN = KIT_ROOT / "tests" / "golden" / "grade"
@@ -48,7 +47,9 @@ def _stable(value, parent: str = ""):
 
 def _html(text: str) -> str:
     # The isolation banner says which mode this machine gave: its own tests check it.
-    return re.sub(r'<div class="banner[^"]*" id="isolation"[^>]*>.*?</div>', '<div id="isolation">ISOLATION</div>', text, flags=re.S)
+    return re.sub(
+        r'<div class="banner[^"]*" id="isolation"[^>]*>.*?</div>', '<div id="isolation">ISOLATION</div>', text, flags=re.S
+    )
 
 
 def normalised(out: Path) -> dict[str, str]:
@@ -68,8 +69,13 @@ def normalised(out: Path) -> dict[str, str]:
 def grade(scenario: str, work: Path) -> dict[str, str]:
     klass = work / "class"
     shutil.copytree(GOLDEN / scenario / "class", klass)
-    done = subprocess.run([str(BIN / "meteor-kit"), "grade", "class", "--out", "out", "--jobs", "2"],
-                          cwd=work, capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        [str(BIN / "meteor-kit"), "grade", "class", "--out", "out", "--jobs", "2"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert done.returncode in (0, 1), done.stderr[-3000:]
     return normalised(work / "out")
 
@@ -83,8 +89,11 @@ def test_grade_writes_the_golden_files(scenario, tmp_path):
         for name, text in got.items():
             (expected_dir / name).parent.mkdir(parents=True, exist_ok=True)
             (expected_dir / name).write_text(text, encoding="utf-8")
-    expected = {p.relative_to(expected_dir).as_posix(): p.read_text(encoding="utf-8")
-                for p in sorted(expected_dir.rglob("*")) if p.is_file()}
+    expected = {
+        p.relative_to(expected_dir).as_posix(): p.read_text(encoding="utf-8")
+        for p in sorted(expected_dir.rglob("*"))
+        if p.is_file()
+    }
     assert sorted(got) == sorted(expected)
     for name, text in expected.items():
         if got[name] != text:
@@ -101,7 +110,15 @@ def test_every_output_format_has_a_golden_file():
 
 def test_the_normalisation_keeps_what_a_grade_is():
     """Durations and the mode are masked; scores, verdicts and messages are not."""
-    document = {"isolation": "bubblewrap", "duration": 3.2, "submissions": [
-        {"submission": "a.py", "score": 7.0, "duration": 1.5, "key": "k", "tests": [{"status": "fail", "message": "m"}]}]}
-    assert _stable(document) == {"isolation": "ISOLATION", "duration": 0, "submissions": [
-        {"submission": "a.py", "score": 7.0, "duration": 0, "tests": [{"status": "fail", "message": "m"}]}]}
+    document = {
+        "isolation": "bubblewrap",
+        "duration": 3.2,
+        "submissions": [
+            {"submission": "a.py", "score": 7.0, "duration": 1.5, "key": "k", "tests": [{"status": "fail", "message": "m"}]}
+        ],
+    }
+    assert _stable(document) == {
+        "isolation": "ISOLATION",
+        "duration": 0,
+        "submissions": [{"submission": "a.py", "score": 7.0, "duration": 0, "tests": [{"status": "fail", "message": "m"}]}],
+    }

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.judging.grade import discover, UsageError
 from grader.core.notebook import extract
+from grader.judging.grade import UsageError, discover
 
 CATALOGUE = Path(__file__).parent / "catalogue"
 
@@ -20,12 +20,18 @@ def grade(meteor_kit, *args: str, timeout: int = 600) -> subprocess.CompletedPro
 
 
 def notebook(*cells: str) -> str:
-    return json.dumps({
-        "nbformat": 4, "nbformat_minor": 5, "metadata": {},
-        "cells": [{"cell_type": "markdown", "metadata": {}, "source": ["# My METEOR\n"]}]
-        + [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": c.splitlines(True)}
-           for c in cells],
-    })
+    return json.dumps(
+        {
+            "nbformat": 4,
+            "nbformat_minor": 5,
+            "metadata": {},
+            "cells": [{"cell_type": "markdown", "metadata": {}, "source": ["# My METEOR\n"]}]
+            + [
+                {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": c.splitlines(True)}
+                for c in cells
+            ],
+        }
+    )
 
 
 @pytest.mark.parametrize(
@@ -71,8 +77,13 @@ def test_a_directory_holding_one_file_is_named_after_the_directory(tmp_path):
 def test_a_notebook_keeps_its_code_and_skips_magics_and_shell_lines():
     script = extract(notebook("%timeit f()\n!pip install numpy\nfiles = !ls\nx = 1", "%%bash\necho hi", "y = x + 1"))
     assert script.source.splitlines() == [
-        "# (IPython line skipped)", "# (IPython line skipped)", "# (IPython line skipped)", "x = 1",
-        "# (cell magic skipped)", "# (cell magic skipped)", "y = x + 1",
+        "# (IPython line skipped)",
+        "# (IPython line skipped)",
+        "# (IPython line skipped)",
+        "x = 1",
+        "# (cell magic skipped)",
+        "# (cell magic skipped)",
+        "y = x + 1",
     ]
     assert script.where(7) == "cell 4, line 1"
 
@@ -85,9 +96,13 @@ def class_run(tmp_path_factory, kit_root, meteor_kit):
     (klass / "alice").mkdir(parents=True)
     reference = (kit_root / "solutions" / "reference.py").read_text()
     shutil.copy(kit_root / "solutions" / "reference.py", klass / "alice" / "meteor.py")
-    (klass / "bob.ipynb").write_text(notebook("%load_ext autoreload\n!pip install nothing", reference, "%timeit meteor_score('a', 'a')"))
+    (klass / "bob.ipynb").write_text(
+        notebook("%load_ext autoreload\n!pip install nothing", reference, "%timeit meteor_score('a', 'a')")
+    )
     (klass / "carol.ipynb").write_text(notebook("import math", "def meteor_score(reference, candidate:\n    pass"))
-    (klass / "dave.py").write_text(reference.replace("    ref_tokens = ", "    print('tokenizing', repr(reference))\n    ref_tokens = "))
+    (klass / "dave.py").write_text(
+        reference.replace("    ref_tokens = ", "    print('tokenizing', repr(reference))\n    ref_tokens = ")
+    )
     out = root / "out"
     (out / "gradescope" / "someone_gone").mkdir(parents=True)  # from an earlier run: must not survive a regrade
     run = grade(meteor_kit, klass, "--out", out, "--jobs", "2")
@@ -134,7 +149,8 @@ def test_a_regrade_replaces_the_output_files(class_run):
     assert sorted(p.name for p in (out / "gradescope").iterdir()) == ["alice", "bob.ipynb", "carol.ipynb", "dave.py"]
     # The identity columns come after the first six, so readers of those still work.
     assert (out / "grades.csv").read_text().splitlines()[0] == (
-        "submission,score,max_score,status,passed,tests,name,lms_id,login,email,late,submitted_at,layout,path,note")
+        "submission,score,max_score,status,passed,tests,name,lms_id,login,email,late,submitted_at,layout,path,note"
+    )
     # Every output can be read by others (temporary files and directories start private).
     for path in [out / "gradescope", out / "results.json", out / "report.html", out / "grades.csv"]:
         assert path.stat().st_mode & 0o004, path

@@ -81,14 +81,24 @@ def batch(tmp_path_factory, kit_root, meteor_kit):
     try:
         run = subprocess.run(
             [str(meteor_kit), "grade", str(klass), "--out", str(out), "--jobs", "2", "--timeout", "1", "--budget", "5"],
-            capture_output=True, text=True, timeout=600, env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env=env,
         )
     finally:
         listener.close()
     results = json.loads((out / "results.json").read_text())
     by_name = {r["submission"]: r for r in results["submissions"]}
-    return {"run": run, "out": out, "results": results, "by_name": by_name, "before": before,
-            "after": fingerprint(*watched), "connections": listener.connections}
+    return {
+        "run": run,
+        "out": out,
+        "results": results,
+        "by_name": by_name,
+        "before": before,
+        "after": fingerprint(*watched),
+        "connections": listener.connections,
+    }
 
 
 def attacks(batch) -> dict[str, dict]:
@@ -220,8 +230,16 @@ def test_the_output_files_are_complete_and_valid(batch):
 LEFTOVER_KEY = 0x4D455445  # the System V key leaves_ipc_and_files.py uses
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
 # Root with bubblewrap present but failing, as in Docker or on Gradescope.
-NO_BWRAP = ["unshare", "-m", "--propagation", "private", "sh", "-c",
-            'mount --bind /bin/false "$(command -v bwrap)" && exec "$@"', "sh"]
+NO_BWRAP = [
+    "unshare",
+    "-m",
+    "--propagation",
+    "private",
+    "sh",
+    "-c",
+    'mount --bind /bin/false "$(command -v bwrap)" && exec "$@"',
+    "sh",
+]
 
 
 def _sabotage_class(directory: Path, kit_root: Path) -> Path:
@@ -252,13 +270,13 @@ def _python_for_nobody(scratch: Path) -> Path:
     subprocess.run(["/usr/bin/python3.11", "-m", "venv", "--without-pip", str(venv)], check=True)
     packages = [p for p in sys.path if p.endswith("-packages") and Path(p).is_dir()]
     (venv / "lib" / "python3.11" / "site-packages" / "kit.pth").write_text(
-        "import site; " + "; ".join(f"site.addsitedir({p!r})" for p in packages) + "\n")
+        "import site; " + "; ".join(f"site.addsitedir({p!r})" for p in packages) + "\n"
+    )
     return venv / "bin" / "python"
 
 
 def _leftovers() -> list[str]:
-    found = [p for p in ("/tmp/meteor-leftovers", "/var/tmp/meteor-leftovers", "/dev/shm/meteor-leftovers")
-             if os.path.lexists(p)]
+    found = [p for p in ("/tmp/meteor-leftovers", "/var/tmp/meteor-leftovers", "/dev/shm/meteor-leftovers") if os.path.lexists(p)]
     for kind in ("shm", "msg", "sem"):
         rows = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
         found += [f"{kind} {row.split()[1]}" for row in rows if row.split()[0] == str(LEFTOVER_KEY)]
@@ -320,12 +338,22 @@ def test_not_root_without_a_usable_bubblewrap_refuses_with_the_real_error_and_th
     runs = {
         "check": [python, "-m", "grader.cli", "check", str(klass / "d_control.py")],
         "grade": [python, "-m", "grader.cli", "grade", str(klass), "--out", str(work / "out")],
-        "pytest": [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(kit_root / "hidden_tests"),
-                   "--submission", str(klass / "d_control.py")],
+        "pytest": [
+            python,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            str(kit_root / "hidden_tests"),
+            "--submission",
+            str(klass / "d_control.py"),
+        ],
     }
     for name, command in runs.items():
-        run = subprocess.run([*NO_BWRAP, *NOBODY, *command], capture_output=True, text=True, timeout=300,
-                             env=env, cwd=str(kit_root))
+        run = subprocess.run(
+            [*NO_BWRAP, *NOBODY, *command], capture_output=True, text=True, timeout=300, env=env, cwd=str(kit_root)
+        )
         said = run.stdout + run.stderr
         assert run.returncode == 2, (name, said)
         assert "refusing to run submissions without isolation" in said, said
@@ -346,10 +374,26 @@ def test_no_sandbox_runs_anyway_and_every_output_says_it_was_not_isolated(scratc
     shutil.copy(kit_root / "solutions" / "reference.py", klass / "d_control.py")
     shutil.copy(HOSTILE / "proc_scan_loads_reference.py", klass / "e_proc_scan_loads_reference.py")
     out = work / "out"
-    command = [str(_python_for_nobody(work)), "-m", "grader.cli", "grade", str(klass), "--out", str(out),
-               "--jobs", "1", "--no-sandbox"]
-    run = subprocess.run([*NO_BWRAP, *NOBODY, *command], capture_output=True, text=True, timeout=900,
-                         env={**os.environ, "HOME": str(work)}, cwd=str(work))
+    command = [
+        str(_python_for_nobody(work)),
+        "-m",
+        "grader.cli",
+        "grade",
+        str(klass),
+        "--out",
+        str(out),
+        "--jobs",
+        "1",
+        "--no-sandbox",
+    ]
+    run = subprocess.run(
+        [*NO_BWRAP, *NOBODY, *command],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, "HOME": str(work)},
+        cwd=str(work),
+    )
     assert run.returncode == 0, (run.stdout, run.stderr)
     results = json.loads((out / "results.json").read_text())
     assert results["isolation"] == "none" and "NOT ISOLATED" in results["isolation_note"]

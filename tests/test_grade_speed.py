@@ -11,16 +11,15 @@ import time
 from pathlib import Path
 
 import pytest
-
-from grader.judging import diagnose
-from grader.judging.grade import Grader, Settings, Spec
-from grader.judging.memo import Memo, Node, Profile, Trace, Call
-from grader.judging.partial_run import catalogue, freeze_hypothesis_constants
-from grader.judging.discovery import read_source
-from grader.sandbox.host import Answer, SandboxedSubmission
-from grader.core.submission import LocalSubmission
-
 from conftest import KIT_ROOT, load_module
+
+from grader.core.submission import LocalSubmission
+from grader.judging import diagnose
+from grader.judging.discovery import read_source
+from grader.judging.grade import Grader, Settings, Spec
+from grader.judging.memo import Call, Memo, Profile, Trace
+from grader.judging.partial_run import catalogue, freeze_hypothesis_constants
+from grader.sandbox.host import Answer, SandboxedSubmission
 
 CATALOGUE = KIT_ROOT / "tests" / "catalogue"
 HANGS = "def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n    while True:\n        pass\n"
@@ -43,8 +42,11 @@ def copy(tmp_path: Path, source: Path, name: str) -> Spec:
 
 def test_a_submission_of_a_known_kind_is_walked_in_a_few_batches(tmp_path, tests):
     grader = Grader(Settings(timeout=2.0, budget=60.0), tests)
-    kinds = [KIT_ROOT / "solutions" / "reference.py", CATALOGUE / "wrong" / "no_clipping.py",
-             CATALOGUE / "wrong" / "crash_on_empty.py"]
+    kinds = [
+        KIT_ROOT / "solutions" / "reference.py",
+        CATALOGUE / "wrong" / "no_clipping.py",
+        CATALOGUE / "wrong" / "crash_on_empty.py",
+    ]
     try:
         first = [grader.grade(copy(tmp_path, k, f"{k.stem}_1.py"))[0] for k in kinds]
         assert all(r["from_memo"] < len(r["tests"]) for r in first)  # each was new: a real run
@@ -145,8 +147,10 @@ def test_probes_go_in_one_batch_and_name_the_mistake_the_one_by_one_run_names(na
 
 
 def test_a_probe_that_hangs_ends_its_batch_and_later_probes_still_run():
-    source = ("import time\n\ndef meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
-              "    if 'cat' in reference:\n        time.sleep(60)\n    return 0.25\n")
+    source = (
+        "import time\n\ndef meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
+        "    if 'cat' in reference:\n        time.sleep(60)\n    return 0.25\n"
+    )
     table = diagnose._table()
     with SandboxedSubmission("student.py", source=source, timeout=0.3) as box:
         outputs = diagnose._probe_in_batches(box, table, budget=30.0)
@@ -179,16 +183,21 @@ def test_a_submission_out_of_budget_stops_its_run_and_reports_the_rest_not_run(t
         grader.close()
     statuses = [t["status"] for t in result["tests"]]
     assert statuses.count("timeout") in (2, 3) and statuses.count("not_run") == len(statuses) - statuses.count("timeout")
-    assert all(t["message"].endswith("not run: the submission used up its time budget of 1.2 s")
-               for t in result["tests"] if t["status"] == "not_run")
+    assert all(
+        t["message"].endswith("not run: the submission used up its time budget of 1.2 s")
+        for t in result["tests"]
+        if t["status"] == "not_run"
+    )
     # Once the budget is spent, the run stops: one call learns it, the diagnosis one more.
     assert calls.count("not_run") <= 2
 
 
 @pytest.mark.skipif(os.getuid() != 0, reason="restoring a process's priority needs root")
 def test_a_stalled_call_yields_the_cpu_until_it_answers():
-    source = ("import time\n\ndef meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
-              "    time.sleep(0.8)\n    return 0.5\n")
+    source = (
+        "import time\n\ndef meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
+        "    time.sleep(0.8)\n    return 0.5\n"
+    )
     seen = {}
     with SandboxedSubmission("student.py", source=source, timeout=3.0) as box:
         pids = box._jail.submission_processes()
@@ -264,12 +273,18 @@ def test_each_worker_and_its_jail_keep_to_one_core_and_the_workers_share_them_ou
     import json
     import subprocess
 
-    source = ("import os\n\ndef meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
-              "    print(sorted(os.sched_getaffinity(0)))\n    return 0.0\n")
+    source = (
+        "import os\n\ndef meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
+        "    print(sorted(os.sched_getaffinity(0)))\n    return 0.0\n"
+    )
     for name in ("a.py", "b.py"):
         (tmp_path / name).write_text(source)
-    run = subprocess.run([meteor_kit, "grade", tmp_path / "a.py", tmp_path / "b.py", "--out", tmp_path / "out",
-                          "--jobs", "2"], capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [meteor_kit, "grade", tmp_path / "a.py", tmp_path / "b.py", "--out", tmp_path / "out", "--jobs", "2"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr
     results = json.loads((tmp_path / "out" / "results.json").read_text())["submissions"]
     seen = [{t["output"].splitlines()[0] for t in r["tests"] if t["output"]} for r in results]

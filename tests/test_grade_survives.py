@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import io
 import json
 import os
@@ -11,7 +12,6 @@ import signal
 import struct
 import subprocess
 import termios
-import fcntl
 import time
 import unicodedata
 from pathlib import Path
@@ -35,8 +35,13 @@ def test_ctrl_c_writes_what_was_graded_marks_the_rest_and_exits_130(tmp_path, ki
     _slow_class(tmp_path / "class", (kit_root / "solutions" / "reference.py").read_text(), 12)
     out = tmp_path / "out"
     # Its own session, so SIGINT goes to the whole process group, as a terminal's Ctrl+C does.
-    run = subprocess.Popen([str(meteor_kit), "grade", str(tmp_path / "class"), "--out", str(out), "--jobs", "1"],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    run = subprocess.Popen(
+        [str(meteor_kit), "grade", str(tmp_path / "class"), "--out", str(out), "--jobs", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         before = []  # warnings may come first (an isolation mode other than bubblewrap)
         while not (line := run.stderr.readline()).startswith("graded ") and line:
@@ -61,15 +66,20 @@ def test_ctrl_c_writes_what_was_graded_marks_the_rest_and_exits_130(tmp_path, ki
     left = [r for r in subs.values() if r["status"] == "not_graded"]
     assert graded and left and len(graded) + len(left) == 12
     assert all(r["score"] == r["max_score"] for r in graded)  # what was graded is kept whole
-    assert all(r["score"] == 0 and "interrupted" in r["message"] and all(t["status"] == "not_run" for t in r["tests"])
-               for r in left)
+    assert all(
+        r["score"] == 0 and "interrupted" in r["message"] and all(t["status"] == "not_run" for t in r["tests"]) for r in left
+    )
     assert f"{len(graded)} of 12 graded" in lines[-1] and f"other {len(left)} marked" in lines[-1]
     csv_rows = (out / "grades.csv").read_text().splitlines()[1:]
     assert len(csv_rows) == 12 and sum(",not_graded," in row for row in csv_rows) == len(left)
     assert (out / "report.html").exists()
     # The same command again grades only what was not graded, and keeps the rest.
-    again = subprocess.run([str(meteor_kit), "grade", str(tmp_path / "class"), "--out", str(out), "--jobs", "1"],
-                           capture_output=True, text=True, timeout=600)
+    again = subprocess.run(
+        [str(meteor_kit), "grade", str(tmp_path / "class"), "--out", str(out), "--jobs", "1"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert again.returncode == 0, again.stderr
     assert f"{len(graded)} submission(s) unchanged since the last run" in again.stderr
     resumed = {r["submission"]: r for r in json.loads((out / "results.json").read_text())["submissions"]}
@@ -94,8 +104,9 @@ def test_running_again_grades_only_new_or_changed_code_and_fresh_grades_all(tmp_
     (klass / "bob.py").write_text((kit_root / "tests" / "catalogue" / "wrong" / "no_clipping.py").read_text())
 
     def run(*flags: str) -> dict:
-        done = subprocess.run([str(meteor_kit), "grade", str(klass), "--out", str(out), *flags],
-                              capture_output=True, text=True, timeout=600)
+        done = subprocess.run(
+            [str(meteor_kit), "grade", str(klass), "--out", str(out), *flags], capture_output=True, text=True, timeout=600
+        )
         assert done.returncode == 0, done.stderr
         return {r["submission"]: r for r in json.loads((out / "results.json").read_text())["submissions"]}
 
@@ -103,7 +114,9 @@ def test_running_again_grades_only_new_or_changed_code_and_fresh_grades_all(tmp_
     assert not first["ann.py"]["reused"] and not first["bob.py"]["reused"]
     second = run()
     assert second["ann.py"]["reused"] and second["bob.py"]["reused"]
-    assert {n: (r["score"], r["tests"], r["diagnosis"]) for n, r in second.items()} == {n: (r["score"], r["tests"], r["diagnosis"]) for n, r in first.items()}
+    assert {n: (r["score"], r["tests"], r["diagnosis"]) for n, r in second.items()} == {
+        n: (r["score"], r["tests"], r["diagnosis"]) for n, r in first.items()
+    }
     (klass / "bob.py").write_text(reference.replace("def meteor_score", "# fixed\ndef meteor_score"))
     (klass / "cy.py").write_text(reference + "\n# new student\n")
     third = run()
@@ -118,8 +131,9 @@ def test_an_out_inside_the_class_folder_is_refused(tmp_path, meteor_kit, where):
     (tmp_path / "class" / "sub").mkdir(parents=True)
     (tmp_path / "class" / "alice.py").write_text("def meteor_score(r, c, alpha=0.9, beta=3, gamma=0.5):\n    return 0.0\n")
     out = tmp_path / where
-    run = subprocess.run([str(meteor_kit), "grade", str(tmp_path / "class"), "--out", str(out)],
-                         capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [str(meteor_kit), "grade", str(tmp_path / "class"), "--out", str(out)], capture_output=True, text=True, timeout=60
+    )
     assert run.returncode == 2
     assert "is inside the class folder" in run.stderr and "choose an --out outside it" in run.stderr
     assert not (out / "results.json").exists()
@@ -129,16 +143,24 @@ def test_an_out_beside_a_symlinked_class_folder_is_refused(tmp_path, meteor_kit)
     (tmp_path / "real").mkdir()
     (tmp_path / "real" / "alice.py").write_text("x = 1\n")
     (tmp_path / "link").symlink_to(tmp_path / "real")
-    run = subprocess.run([str(meteor_kit), "grade", str(tmp_path / "link"), "--out", str(tmp_path / "real" / "out")],
-                         capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [str(meteor_kit), "grade", str(tmp_path / "link"), "--out", str(tmp_path / "real" / "out")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 2 and "is inside the class folder" in run.stderr
 
 
 def test_a_class_inside_a_folder_each_run_replaces_is_refused(tmp_path, meteor_kit):
     (tmp_path / "out" / "gradescope" / "class").mkdir(parents=True)
     (tmp_path / "out" / "gradescope" / "class" / "alice.py").write_text("x = 1\n")
-    run = subprocess.run([str(meteor_kit), "grade", str(tmp_path / "out" / "gradescope" / "class"), "--out", str(tmp_path / "out")],
-                         capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [str(meteor_kit), "grade", str(tmp_path / "out" / "gradescope" / "class"), "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 2 and "which every run replaces" in run.stderr
     assert (tmp_path / "out" / "gradescope" / "class" / "alice.py").exists()
 
@@ -202,7 +224,12 @@ def _drain(fd: int) -> str:
 def test_on_a_terminal_the_bar_fits_the_width_and_redraws_one_line(columns):
     main, side = _pty(columns)
     clock = Clock()
-    names = ["alice.py", "a" * 200 + ".py", "\x1b]0;owned\x07\x1b[2J名前名前名前名前名前名前名前名前名前名前.py", "e\u0301\u202eevil.py"]
+    names = [
+        "alice.py",
+        "a" * 200 + ".py",
+        "\x1b]0;owned\x07\x1b[2J名前名前名前名前名前名前名前名前名前名前.py",
+        "e\u0301\u202eevil.py",
+    ]
     with os.fdopen(side, "w", encoding="utf-8") as stream:
         progress = Progress(40, stream, clock=clock)
         assert progress.live
@@ -231,8 +258,14 @@ def test_the_summary_counts_agree_with_the_tally():
     results = [
         {**_result("a.py"), "score": 1, "tests": [{"name": "t", "status": "pass"}]},
         {**_result("b.py"), "score": 0.05, "tests": [{"name": "t", "status": "fail"}], "diagnosis": {"mistake": "no_clipping"}},
-        {"submission": "c\x1b[31m.py", "status": "error", "message": "could not load the submission: syntax error",
-         "score": 0, "max_score": 1, "tests": []},
+        {
+            "submission": "c\x1b[31m.py",
+            "status": "error",
+            "message": "could not load the submission: syntax error",
+            "score": 0,
+            "max_score": 1,
+            "tests": [],
+        },
         {"submission": "d.py", "status": "not_graded", "message": "not graded", "score": 0, "max_score": 1, "tests": []},
     ]
     text = summary(results, 2.0, Path("/nowhere"))
@@ -240,8 +273,11 @@ def test_the_summary_counts_agree_with_the_tally():
     assert counts.bins[0] == 1 and counts.bins[9] == 1 and counts.categories["never_loaded"] == 1
     assert "1 could not be graded" in text and "c\\e[31m.py" in text and "\x1b" not in text
     assert "1 passed every test" in text
-    rows = {line.split()[0]: int(line.split()[-1]) if line.split()[-1].isdigit() else int(line.split()[-2])
-            for line in text.splitlines() if line.startswith("  ") and "%" in line}
+    rows = {
+        line.split()[0]: int(line.split()[-1]) if line.split()[-1].isdigit() else int(line.split()[-2])
+        for line in text.splitlines()
+        if line.startswith("  ") and "%" in line
+    }
     assert rows["0-9%"] == 1 and rows["90-100%"] == 1
     assert re.search(r"never loaded +1 +#+$", text, re.M) and re.search(r"not graded \(interrupted\) +1 +#+$", text, re.M)
 
@@ -261,5 +297,9 @@ def test_the_bar_never_reaches_the_last_column_and_never_carries_a_control_chara
     progress.done = done
     line = progress.line(name, 160.0, columns)
     assert sum(_cells(c) for c in line) <= columns - 1
-    assert not any(unicodedata.category(c) == "Cc" or 0xD800 <= ord(c) <= 0xDFFF or c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-                   for c in line)
+    assert not any(
+        unicodedata.category(c) == "Cc"
+        or 0xD800 <= ord(c) <= 0xDFFF
+        or c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+        for c in line
+    )

@@ -19,21 +19,34 @@ from pathlib import Path
 
 import pytest
 
-from grader.core import exercise
 from grader.cli import autograder
-from grader.judging.grade import Settings, Spec, grade_all
 from grader.cli.autograder import defines, pick
+from grader.core import exercise
+from grader.judging.grade import Settings, Spec, grade_all
 from grader.reports.gradescope import GRADER_FAILED, to_gradescope
 
 FUNCTION = exercise.load().function
 VISIBILITIES = {"hidden", "after_due_date", "after_published", "visible"}
 # Root in Docker keeps these capabilities and no others (no CAP_SYS_ADMIN: no mounts, no namespaces).
-DOCKER_CAPS = ["CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FSETID", "CAP_FOWNER", "CAP_MKNOD", "CAP_NET_RAW",
-               "CAP_SETGID", "CAP_SETUID", "CAP_SETFCAP", "CAP_SETPCAP", "CAP_NET_BIND_SERVICE",
-               "CAP_SYS_CHROOT", "CAP_KILL", "CAP_AUDIT_WRITE"]
+DOCKER_CAPS = [
+    "CAP_CHOWN",
+    "CAP_DAC_OVERRIDE",
+    "CAP_FSETID",
+    "CAP_FOWNER",
+    "CAP_MKNOD",
+    "CAP_NET_RAW",
+    "CAP_SETGID",
+    "CAP_SETUID",
+    "CAP_SETFCAP",
+    "CAP_SETPCAP",
+    "CAP_NET_BIND_SERVICE",
+    "CAP_SYS_CHROOT",
+    "CAP_KILL",
+    "CAP_AUDIT_WRITE",
+]
 
 # Finds the kit by its path in Gradescope's layout, or through /proc, and answers with the reference.
-CHEAT = '''
+CHEAT = """
 import glob, importlib.util, os
 
 def _reference():
@@ -54,13 +67,13 @@ STOLEN = _reference()
 
 def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):
     return STOLEN(reference, candidate, alpha, beta, gamma) if STOLEN else 0.0
-'''
+"""
 
 CONSTANT = "def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n    return 0.0\n"
 
 # Puts each input where a report could show it: printed, in a returned string, in an
 # exception's text, in the name of a returned object's class.
-LEAKER = '''
+LEAKER = """
 def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):
     secret = "LEAK<" + repr((reference, candidate, alpha, beta, gamma)) + ">"
     print(secret)
@@ -70,7 +83,7 @@ def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):
     if way == 1:
         raise ValueError(secret)
     return type("LEAK_" + "".join(c for c in reference if c.isalnum()), (), {})()
-'''
+"""
 
 
 def check_format(document: dict) -> None:
@@ -97,32 +110,64 @@ def max_score(document: dict) -> float:
 
 
 def test_a_result_converts_to_gradescopes_format():
-    result = {"submission": "a.py", "score": 1.0, "max_score": 4.0, "status": "graded", "message": "", "passed": 1,
-              "duration": 1.4, "tests": [
-                  {"name": "t1", "tier": "examples", "status": "pass", "message": "", "output": "", "score": 1.0, "max_score": 1.0},
-                  {"name": "t2", "tier": "private", "status": "fail", "message": "expected 0.5, got 0.25", "output": "hi",
-                   "score": 0.0, "max_score": 3.0}]}
+    result = {
+        "submission": "a.py",
+        "score": 1.0,
+        "max_score": 4.0,
+        "status": "graded",
+        "message": "",
+        "passed": 1,
+        "duration": 1.4,
+        "tests": [
+            {"name": "t1", "tier": "examples", "status": "pass", "message": "", "output": "", "score": 1.0, "max_score": 1.0},
+            {
+                "name": "t2",
+                "tier": "private",
+                "status": "fail",
+                "message": "expected 0.5, got 0.25",
+                "output": "hi",
+                "score": 0.0,
+                "max_score": 3.0,
+            },
+        ],
+    }
     converted = to_gradescope(result)
     check_format(converted)
     assert converted["score"] == 1.0 and converted["output"] == "1/2 tests passed"
     assert converted["stdout_visibility"] == "hidden"
-    assert converted["tests"][1] == {"name": "private: t2", "number": "2", "score": 0.0, "max_score": 3.0, "status": "failed",
-                                     "output": "expected 0.5, but it returned another number "
-                                               "(details are not shown for tests whose input is secret)",
-                                     "visibility": "after_published"}
+    assert converted["tests"][1] == {
+        "name": "private: t2",
+        "number": "2",
+        "score": 0.0,
+        "max_score": 3.0,
+        "status": "failed",
+        "output": "expected 0.5, but it returned another number (details are not shown for tests whose input is secret)",
+        "visibility": "after_published",
+    }
 
 
 def test_the_diagnosis_follows_the_summary():
     diagnosis = {"mistake": "no_clipping", "message": "Your scores match ...", "text": "Your scores match ... For example, x."}
     document = to_gradescope({"score": 0.0, "message": "", "passed": 0, "tests": [], "diagnosis": diagnosis})
     assert document["output"] == "0/0 tests passed\n\nDiagnosis: Your scores match ... For example, x."
-    assert to_gradescope({"score": 0.0, "message": "", "passed": 0, "tests": [], "diagnosis": None})["output"] == "0/0 tests passed"
+    assert (
+        to_gradescope({"score": 0.0, "message": "", "passed": 0, "tests": [], "diagnosis": None})["output"] == "0/0 tests passed"
+    )
 
 
 def test_printed_output_is_shown_for_the_examples_tier_only():
-    tests = [{"name": f"t_{tier}", "tier": tier, "status": "fail", "message": "expected 0.5, got 0.25",
-              "output": f"printed in {tier}", "score": 0.0, "max_score": 1.0}
-             for tier in ("examples", "hidden", "properties", "private")]
+    tests = [
+        {
+            "name": f"t_{tier}",
+            "tier": tier,
+            "status": "fail",
+            "message": "expected 0.5, got 0.25",
+            "output": f"printed in {tier}",
+            "score": 0.0,
+            "max_score": 1.0,
+        }
+        for tier in ("examples", "hidden", "properties", "private")
+    ]
     converted = to_gradescope({"score": 0.0, "message": "", "passed": 0, "tests": tests})
     outputs = {t["name"]: t["output"] for t in converted["tests"]}
     assert outputs["examples: t_examples"] == "expected 0.5, got 0.25\nprinted:\nprinted in examples"
@@ -130,30 +175,54 @@ def test_printed_output_is_shown_for_the_examples_tier_only():
         assert "printed" not in outputs[f"{tier}: t_{tier}"]
 
 
-@pytest.mark.parametrize("message, status, shown", [
-    ("expected 0.5, got 0.25 [rule: Tokens: lowercase each text with str.lower()]", "fail",
-     "expected 0.5, got 0.25 [rule: Tokens: lowercase each text with str.lower()]"),
-    ("expected 0.812 or 0.813, got 0.8125 (not rounded to 3 decimals)", "fail",
-     "expected 0.812 or 0.813, got 0.8125 (not rounded to 3 decimals)"),
-    ("expected 0.5, but meteor_score returned str 'the cat|a dog'; it must return a float [rule: x]", "fail",
-     "expected 0.5, but it returned something that is not a float (details are not shown for tests whose input is secret)"),
-    ("expected 0.5, but raised ValueError: the cat\nTraceback ...\n  the cat", "error",
-     "expected 0.5, but it raised an exception or crashed (details are not shown for tests whose input is secret)"),
-    ("meteor_score returned LEAK_thecat; it must return a float", "fail",
-     "It returned something that is not a float (details are not shown for tests whose input is secret)"),
-    ("expected 0.5, got 0.25 [rule: x]\nthe cat", "fail",
-     "expected 0.5, but it returned something that is not a float (details are not shown for tests whose input is secret)"),
-])
+@pytest.mark.parametrize(
+    "message, status, shown",
+    [
+        (
+            "expected 0.5, got 0.25 [rule: Tokens: lowercase each text with str.lower()]",
+            "fail",
+            "expected 0.5, got 0.25 [rule: Tokens: lowercase each text with str.lower()]",
+        ),
+        (
+            "expected 0.812 or 0.813, got 0.8125 (not rounded to 3 decimals)",
+            "fail",
+            "expected 0.812 or 0.813, got 0.8125 (not rounded to 3 decimals)",
+        ),
+        (
+            "expected 0.5, but meteor_score returned str 'the cat|a dog'; it must return a float [rule: x]",
+            "fail",
+            "expected 0.5, but it returned something that is not a float (details are not shown for tests whose input is secret)",
+        ),
+        (
+            "expected 0.5, but raised ValueError: the cat\nTraceback ...\n  the cat",
+            "error",
+            "expected 0.5, but it raised an exception or crashed (details are not shown for tests whose input is secret)",
+        ),
+        (
+            "meteor_score returned LEAK_thecat; it must return a float",
+            "fail",
+            "It returned something that is not a float (details are not shown for tests whose input is secret)",
+        ),
+        (
+            "expected 0.5, got 0.25 [rule: x]\nthe cat",
+            "fail",
+            "expected 0.5, but it returned something that is not a float (details are not shown for tests whose input is secret)",
+        ),
+    ],
+)
 def test_a_hidden_tests_message_keeps_only_what_the_grader_wrote(message, status, shown):
     test = {"name": "t", "tier": "hidden", "status": status, "message": message, "output": "", "score": 0.0, "max_score": 2.0}
     assert to_gradescope({"score": 0.0, "message": "", "passed": 0, "tests": [test]})["tests"][0]["output"] == shown
 
 
-@pytest.mark.parametrize("message", [
-    "expected 0.5, got 0.116104101",  # a number can spell the input: "the"
-    "expected 0.5, got 0.25 (not rounded to 3 decimals)",
-    "expected 0.5, but raised ValueError: the cat",
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "expected 0.5, got 0.116104101",  # a number can spell the input: "the"
+        "expected 0.5, got 0.25 (not rounded to 3 decimals)",
+        "expected 0.5, but raised ValueError: the cat",
+    ],
+)
 def test_a_private_tests_message_keeps_no_value_the_submission_chose(message):
     test = {"name": "t", "tier": "private", "status": "fail", "message": message, "output": "", "score": 0.0, "max_score": 3.0}
     shown = to_gradescope({"score": 0.0, "message": "", "passed": 0, "tests": [test]})["tests"][0]["output"]
@@ -178,21 +247,33 @@ def test_no_hidden_or_private_input_reaches_gradescope_from_a_leaking_submission
     assert any("printed:\nLEAK<" in t["output"] for t in document["tests"] if t["name"].startswith("examples:"))
 
 
-@pytest.mark.parametrize("message", [
-    "the test run itself failed (pytest exit 3): INTERNALERROR> ... CASES = [('hush-42', ...)]",
-    "the grader failed on this submission (KeyError: 'hush-42'); grade it again or alone with meteor-kit check",
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "the test run itself failed (pytest exit 3): INTERNALERROR> ... CASES = [('hush-42', ...)]",
+        "the grader failed on this submission (KeyError: 'hush-42'); grade it again or alone with meteor-kit check",
+    ],
+)
 def test_a_grader_failure_shows_the_student_no_detail(message):
-    tests = [{"name": "t", "tier": tier, "status": "not_run", "message": message, "output": "", "score": 0.0, "max_score": 1.0}
-             for tier in ("examples", "hidden", "properties", "private")]
+    tests = [
+        {"name": "t", "tier": tier, "status": "not_run", "message": message, "output": "", "score": 0.0, "max_score": 1.0}
+        for tier in ("examples", "hidden", "properties", "private")
+    ]
     document = to_gradescope({"score": 0.0, "passed": 0, "tests": tests, "message": message})
     assert "hush-42" not in json.dumps(document)
     assert document["output"] == GRADER_FAILED and {t["output"] for t in document["tests"]} == {GRADER_FAILED}
 
 
 def test_strings_are_valid_utf8_without_control_characters():
-    test = {"name": "t\x1b[2J", "tier": "examples", "status": "fail", "message": "bad \udc80 \x07",
-            "output": "\x1b]0;title\x07", "score": 0.0, "max_score": 1.0}
+    test = {
+        "name": "t\x1b[2J",
+        "tier": "examples",
+        "status": "fail",
+        "message": "bad \udc80 \x07",
+        "output": "\x1b]0;title\x07",
+        "score": 0.0,
+        "max_score": 1.0,
+    }
     document = to_gradescope({"score": 0.0, "message": "", "passed": 0, "tests": [test]})
     text = json.dumps(document, ensure_ascii=False)
     text.encode("utf-8")  # raises on a lone surrogate
@@ -242,14 +323,28 @@ def test_a_lone_upload_is_graded_even_without_the_function(tmp_path):
 def test_definitions_are_found_as_cpython_reads_the_file(tmp_path):
     bom = b"\xef\xbb\xbf" + CONSTANT.replace("\n", "\r\n").encode()
     latin = b"# -*- coding: latin-1 -*-\n# caf\xe9\n" + CONSTANT.encode()
-    notebook = json.dumps({"cells": [{"cell_type": "code", "source": ["%timeit 1\n", CONSTANT]}],
-                           "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    notebook = json.dumps(
+        {
+            "cells": [{"cell_type": "code", "source": ["%timeit 1\n", CONSTANT]}],
+            "metadata": {},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
+    )
     broken = CONSTANT + "    return (\n"
-    specs = _specs(tmp_path, {"bom.py": bom, "latin.py": latin, "nb.ipynb": notebook, "broken.py": broken,
-                              "imported.py": "from x import meteor_score\n",
-                              "nested.py": "if True:\n    def meteor_score(r, c): return 0.0\n",
-                              "inner.py": "def f():\n    def meteor_score(r, c): return 0.0\n",
-                              "comment.py": "# def meteor_score(r, c)\nx = 'def meteor_score'\n"})
+    specs = _specs(
+        tmp_path,
+        {
+            "bom.py": bom,
+            "latin.py": latin,
+            "nb.ipynb": notebook,
+            "broken.py": broken,
+            "imported.py": "from x import meteor_score\n",
+            "nested.py": "if True:\n    def meteor_score(r, c): return 0.0\n",
+            "inner.py": "def f():\n    def meteor_score(r, c): return 0.0\n",
+            "comment.py": "# def meteor_score(r, c)\nx = 'def meteor_score'\n",
+        },
+    )
     found = {s.name for s in specs if defines(s.path, FUNCTION)}
     assert found == {"bom.py", "latin.py", "nb.ipynb", "broken.py", "nested.py"}
 
@@ -281,8 +376,23 @@ def wheelhouse(tmp_path_factory, archive) -> Path:
     folder = tmp_path_factory.mktemp("wheelhouse")
     with zipfile.ZipFile(archive) as zf:
         (folder / "requirements.txt").write_bytes(zf.read("requirements.txt"))
-    run = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--only-binary=:all:", "-d", str(folder),
-                          "-r", str(folder / "requirements.txt")], capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "-q",
+            "--only-binary=:all:",
+            "-d",
+            str(folder),
+            "-r",
+            str(folder / "requirements.txt"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stderr
     return folder
 
@@ -299,19 +409,63 @@ def container(autograder: Path, wheelhouse: Path, logs: Path, *command: str) -> 
     caps = [arg for cap in DOCKER_CAPS for arg in ("--cap-add", cap)]
     argv = [
         shutil.which("bwrap"),
-        "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+        "--ro-bind",
+        "/etc",
+        "/etc",
         *[arg for link in ("bin", "sbin", "lib", "lib64") for arg in ("--symlink", f"usr/{link}", f"/{link}")],
-        "--ro-bind", "/bin/false", "/usr/bin/bwrap",
-        "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var", "--tmpfs", "/root",
-        "--bind", str(autograder), "/autograder",
-        "--ro-bind", str(wheelhouse), "/wheelhouse", "--bind", str(logs), "/logs",
-        "--unshare-pid", "--unshare-ipc", "--unshare-net", "--unshare-uts", "--die-with-parent",
-        "--cap-drop", "ALL", *caps, "--clearenv",
-        "--setenv", "PATH", "/logs/stubs:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-        "--setenv", "HOME", "/root", "--setenv", "LANG", "C.UTF-8",
-        "--setenv", "PIP_NO_INDEX", "1", "--setenv", "PIP_FIND_LINKS", "/wheelhouse",
-        "--chdir", "/autograder",
-        "--", *command,
+        "--ro-bind",
+        "/bin/false",
+        "/usr/bin/bwrap",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--tmpfs",
+        "/tmp",
+        "--tmpfs",
+        "/var",
+        "--tmpfs",
+        "/root",
+        "--bind",
+        str(autograder),
+        "/autograder",
+        "--ro-bind",
+        str(wheelhouse),
+        "/wheelhouse",
+        "--bind",
+        str(logs),
+        "/logs",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-net",
+        "--unshare-uts",
+        "--die-with-parent",
+        "--cap-drop",
+        "ALL",
+        *caps,
+        "--clearenv",
+        "--setenv",
+        "PATH",
+        "/logs/stubs:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        "--setenv",
+        "HOME",
+        "/root",
+        "--setenv",
+        "LANG",
+        "C.UTF-8",
+        "--setenv",
+        "PIP_NO_INDEX",
+        "1",
+        "--setenv",
+        "PIP_FIND_LINKS",
+        "/wheelhouse",
+        "--chdir",
+        "/autograder",
+        "--",
+        *command,
     ]
     return subprocess.run(argv, capture_output=True, text=True, timeout=900)
 
@@ -358,8 +512,16 @@ def run_autograder(built, wheelhouse, files: dict[str, str]) -> dict:
 def test_the_zip_holds_the_kit_at_its_root_with_executable_scripts(archive):
     with zipfile.ZipFile(archive) as zf:
         names = set(zf.namelist())
-        assert {"setup.sh", "run_autograder", "requirements.txt", "grader/judging/grade.py", "grader/sandbox/child.py",
-                "problem/exercise.toml", "hidden_tests/test_private.py", "solutions/reference.py"} <= names
+        assert {
+            "setup.sh",
+            "run_autograder",
+            "requirements.txt",
+            "grader/judging/grade.py",
+            "grader/sandbox/child.py",
+            "problem/exercise.toml",
+            "hidden_tests/test_private.py",
+            "solutions/reference.py",
+        } <= names
         assert not any(name.startswith("source/") for name in names)
         for script in ("setup.sh", "run_autograder"):
             assert zf.getinfo(script).external_attr >> 16 & stat.S_IXUSR

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -24,9 +23,17 @@ ESCAPE_NAME = "esc\x1b[2J\x1b]0;pwned\x07.py"
 
 
 def notebook(*cells: str) -> str:
-    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {},
-                       "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-                                  "source": c.splitlines(True)} for c in cells]})
+    return json.dumps(
+        {
+            "nbformat": 4,
+            "nbformat_minor": 5,
+            "metadata": {},
+            "cells": [
+                {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": c.splitlines(True)}
+                for c in cells
+            ],
+        }
+    )
 
 
 def build(klass: Path, kit_root: Path) -> None:
@@ -69,7 +76,9 @@ def graded(tmp_path_factory, kit_root, meteor_kit):
     build(klass, kit_root)
     run = subprocess.run(
         [str(meteor_kit), "grade", str(klass), "--out", str(out), "--jobs", "2", "--timeout", "2", "--budget", "10"],
-        capture_output=True, timeout=600, cwd=kit_root,  # /proc/self/cwd/solutions/reference.py exists
+        capture_output=True,
+        timeout=600,
+        cwd=kit_root,  # /proc/self/cwd/solutions/reference.py exists
         env={**os.environ, "METEOR_SECRET": SECRET},
     )
     document = json.loads((out / "results.json").read_text(encoding="utf-8"))
@@ -83,9 +92,27 @@ def full_marks(result: dict) -> bool:
 def test_grading_finishes_with_a_row_for_every_entry(graded):
     assert graded["run"].returncode == 0, graded["run"].stderr.decode(errors="replace")
     assert set(graded["by_name"]) == {
-        "alice.py", "aaron/zoe", "zoe", "eve/meteor.py", "environ.py", "shadow.py", "private.py", "zero.py",
-        "loop/a", "loop/b", "fifo.py", "windows.py", "latin.py", "notebook.ipynb", "raises.py", "loadfail.py",
-        "prints.py", "surrogate.ipynb", "caf\\xe9.py", ESCAPE_NAME, "=HYPERLINK(1).py",
+        "alice.py",
+        "aaron/zoe",
+        "zoe",
+        "eve/meteor.py",
+        "environ.py",
+        "shadow.py",
+        "private.py",
+        "zero.py",
+        "loop/a",
+        "loop/b",
+        "fifo.py",
+        "windows.py",
+        "latin.py",
+        "notebook.ipynb",
+        "raises.py",
+        "loadfail.py",
+        "prints.py",
+        "surrogate.ipynb",
+        "caf\\xe9.py",
+        ESCAPE_NAME,
+        "=HYPERLINK(1).py",
     }
 
 
@@ -151,10 +178,18 @@ def check(meteor_kit, path: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([str(meteor_kit), "check", str(path), *args], capture_output=True, timeout=600)
 
 
-@pytest.mark.parametrize("path, name", [
-    ("windows.py", "windows.py"), ("latin.py", "latin.py"), ("notebook.ipynb", "notebook.ipynb"), ("zoe/meteor.py", "zoe"),
-    ("eve/meteor.py", "eve/meteor.py"), ("loadfail.py", "loadfail.py"), ("surrogate.ipynb", "surrogate.ipynb"),
-])
+@pytest.mark.parametrize(
+    "path, name",
+    [
+        ("windows.py", "windows.py"),
+        ("latin.py", "latin.py"),
+        ("notebook.ipynb", "notebook.ipynb"),
+        ("zoe/meteor.py", "zoe"),
+        ("eve/meteor.py", "eve/meteor.py"),
+        ("loadfail.py", "loadfail.py"),
+        ("surrogate.ipynb", "surrogate.ipynb"),
+    ],
+)
 def test_check_gives_the_verdict_grade_gives(graded, meteor_kit, path, name):
     run = check(meteor_kit, graded["klass"] / path, "--json")
     report = json.loads(run.stdout)

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from grader.core.submission import LoadError
 from grader.judging import lms
 from grader.judging.discovery import prepare
 from grader.judging.intake import discover_all, helper_modules
 from grader.judging.lms import Entry, Identity, canvas_name, detect, parse_metadata, pick, resubmission
 from grader.sandbox.host import SandboxedSubmission
-from grader.core.submission import LoadError
 
 LMS = Path(__file__).parent / "lms"
 
@@ -33,16 +33,37 @@ def specs_of(folder: Path, layout: str | None = None, glob: str | None = None) -
 # ---------------------------------------------------------------- names
 
 
-@pytest.mark.parametrize("filename, login, late, user, submission, original, base, version", [
-    ("martinezbob_LATE_23456_678902_meteor.py", "martinezbob", True, "23456", "678902", "meteor.py", "meteor.py", 0),
-    ("leeanna_11111_600001_meteor-2.py", "leeanna", False, "11111", "600001", "meteor-2.py", "meteor.py", 2),
-    ("leeanna_11111_600001_my_meteor_v2-13.ipynb", "leeanna", False, "11111", "600001", "my_meteor_v2-13.ipynb", "my_meteor_v2.ipynb", 13),
-    ("de_la_cruz_maria_LATE_7_8_a_1_2.py", "de_la_cruz_maria", True, "7", "8", "a_1_2.py", "a_1_2.py", 0),
-])
-def test_a_canvas_file_name_gives_login_late_flag_ids_and_version(filename, login, late, user, submission, original, base, version):
+@pytest.mark.parametrize(
+    "filename, login, late, user, submission, original, base, version",
+    [
+        ("martinezbob_LATE_23456_678902_meteor.py", "martinezbob", True, "23456", "678902", "meteor.py", "meteor.py", 0),
+        ("leeanna_11111_600001_meteor-2.py", "leeanna", False, "11111", "600001", "meteor-2.py", "meteor.py", 2),
+        (
+            "leeanna_11111_600001_my_meteor_v2-13.ipynb",
+            "leeanna",
+            False,
+            "11111",
+            "600001",
+            "my_meteor_v2-13.ipynb",
+            "my_meteor_v2.ipynb",
+            13,
+        ),
+        ("de_la_cruz_maria_LATE_7_8_a_1_2.py", "de_la_cruz_maria", True, "7", "8", "a_1_2.py", "a_1_2.py", 0),
+    ],
+)
+def test_a_canvas_file_name_gives_login_late_flag_ids_and_version(
+    filename, login, late, user, submission, original, base, version
+):
     parsed = canvas_name(filename)
-    assert parsed == {"login": login, "late": late, "user": user, "submission": submission, "original": original,
-                      "base": base, "version": version}
+    assert parsed == {
+        "login": login,
+        "late": late,
+        "user": user,
+        "submission": submission,
+        "original": original,
+        "base": base,
+        "version": version,
+    }
 
 
 @pytest.mark.parametrize("filename", ["meteor.py", "alice_meteor.py", "alice_12_meteor.py", "_1_2_x.py"])
@@ -55,8 +76,9 @@ def test_a_canvas_resubmission_without_a_suffix_is_numbered_at_the_end():
 
 
 def test_canvas_keeps_only_the_latest_upload_of_each_file_and_the_late_flag_of_any():
-    students, others = lms.canvas_students(entries(
-        "bob_1_9_meteor.py", "bob_1_9_meteor-1.py", "bob_LATE_1_9_meteor-2.py", "bob_1_9_helper.py", "notes.txt"))
+    students, others = lms.canvas_students(
+        entries("bob_1_9_meteor.py", "bob_1_9_meteor-1.py", "bob_LATE_1_9_meteor-2.py", "bob_1_9_helper.py", "notes.txt")
+    )
     assert [e.parts for e in others] == [("notes.txt",)]
     (bob,) = students
     assert bob.identity == Identity(login="bob", lms_id="1", late=True, layout="canvas")
@@ -67,19 +89,22 @@ def test_canvas_keeps_only_the_latest_upload_of_each_file_and_the_late_flag_of_a
 # ---------------------------------------------------------------- detection
 
 
-@pytest.mark.parametrize("top, layout, sure", [
-    (["submission_metadata.yml", "submission_1/", "submission_2/"], "gradescope", True),
-    (["submission_1/", "submission_2/"], "gradescope", False),
-    (["Ann Lee_12_assignsubmission_file_/", "Bo Wu_13_assignsubmission_onlinetext_/"], "moodle", True),
-    (["Ann Lee_12_assignsubmission_file_meteor.py"], "moodle", True),
-    (["a_1_2_meteor.py", "b_LATE_3_4_meteor.py"], "canvas", True),
-    (["a_1_2_meteor.py", "b_LATE_3_4_meteor.py", "extra.py"], "canvas", False),
-    (["alice.py", "bob.py"], "folder", True),
-    (["alice/", "bob/"], "folder", True),
-    (["hw1-alice/", "hw1-bob/"], "github-classroom", False),
-    (["hw-1-alice/", "hw-1-bob-smith/"], "github-classroom", False),
-    (["solo-run/"], "folder", True),
-])
+@pytest.mark.parametrize(
+    "top, layout, sure",
+    [
+        (["submission_metadata.yml", "submission_1/", "submission_2/"], "gradescope", True),
+        (["submission_1/", "submission_2/"], "gradescope", False),
+        (["Ann Lee_12_assignsubmission_file_/", "Bo Wu_13_assignsubmission_onlinetext_/"], "moodle", True),
+        (["Ann Lee_12_assignsubmission_file_meteor.py"], "moodle", True),
+        (["a_1_2_meteor.py", "b_LATE_3_4_meteor.py"], "canvas", True),
+        (["a_1_2_meteor.py", "b_LATE_3_4_meteor.py", "extra.py"], "canvas", False),
+        (["alice.py", "bob.py"], "folder", True),
+        (["alice/", "bob/"], "folder", True),
+        (["hw1-alice/", "hw1-bob/"], "github-classroom", False),
+        (["hw-1-alice/", "hw-1-bob-smith/"], "github-classroom", False),
+        (["solo-run/"], "folder", True),
+    ],
+)
 def test_a_layout_is_recognised_from_its_names(top, layout, sure):
     found = detect(entries(*top), {})
     assert (found.layout, found.sure) == (layout, sure)
@@ -87,7 +112,10 @@ def test_a_layout_is_recognised_from_its_names(top, layout, sure):
 
 def test_repository_folders_make_github_classroom_sure():
     top = entries("meteor-alice/", "meteor-bob/")
-    children = {"meteor-alice": [Entry(("meteor-alice", ".github"), "dir")], "meteor-bob": [Entry(("meteor-bob", "README.md"), "file")]}
+    children = {
+        "meteor-alice": [Entry(("meteor-alice", ".github"), "dir")],
+        "meteor-bob": [Entry(("meteor-bob", "README.md"), "file")],
+    }
     assert detect(top, children) == lms.Detection("github-classroom", True, "every folder is named meteor-<username>")
 
 
@@ -106,10 +134,13 @@ def test_gradescope_metadata_is_read_with_ruby_symbols_and_ruby_tags_as_plain_da
     assert record[":results"] == {"score": 0.0, "tests": []}  # a !ruby/hash tag: its data only
 
 
-@pytest.mark.parametrize("text", [
-    "!!python/object/apply:os.system ['touch /tmp/meteor-pwned']\n",
-    "x: !!python/name:os.system\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "!!python/object/apply:os.system ['touch /tmp/meteor-pwned']\n",
+        "x: !!python/name:os.system\n",
+    ],
+)
 def test_gradescope_metadata_never_makes_python_objects(text):
     try:
         document = parse_metadata(text.encode())
@@ -131,7 +162,9 @@ def test_gradescope_without_readable_metadata_names_submissions_by_folder(tmp_pa
     (tmp_path / "submission_metadata.yml").write_text("- not\n- a mapping\n")
     specs, told = specs_of(tmp_path)
     assert list(specs) == ["submission_9"] and any("cannot be read" in line for line in told)
-    assert specs["submission_9"].student["layout"] == "gradescope" and "no submitters for submission_9" in specs["submission_9"].note
+    assert (
+        specs["submission_9"].student["layout"] == "gradescope" and "no submitters for submission_9" in specs["submission_9"].note
+    )
 
 
 # ---------------------------------------------------------------- the file graded
@@ -142,8 +175,11 @@ def defines_from(defining: set[str]):
 
 
 def test_the_file_that_defines_the_function_is_graded_and_tests_are_never_picked():
-    found = pick([("test_meteor.py",), ("meteor.py",), ("conftest.py",), ("setup.py",)], defines_from({"test_meteor.py", "meteor.py"}),
-                 "meteor_score")
+    found = pick(
+        [("test_meteor.py",), ("meteor.py",), ("conftest.py",), ("setup.py",)],
+        defines_from({"test_meteor.py", "meteor.py"}),
+        "meteor_score",
+    )
     assert found == lms.Pick(("meteor.py",), "")
     found = pick([("tests", "meteor_check.py"), ("src", "meteor.py"), ("README.md",)], defines_from(set()), "meteor_score")
     assert found.chosen == ("src", "meteor.py")
@@ -194,9 +230,24 @@ def test_a_file_that_imports_the_function_counts_as_defining_it():
 
 
 def test_helper_names_that_shadow_python_or_the_grader_are_refused():
-    student = lms.Student(Identity(layout="moodle"), files=[("s", n) for n in (
-        "meteor.py", "os.py", "sys.py", "pytest.py", "grader.py", "my-helper.py", "_private.py", "tokens.py", "class.py")],
-        base=("s",))
+    student = lms.Student(
+        Identity(layout="moodle"),
+        files=[
+            ("s", n)
+            for n in (
+                "meteor.py",
+                "os.py",
+                "sys.py",
+                "pytest.py",
+                "grader.py",
+                "my-helper.py",
+                "_private.py",
+                "tokens.py",
+                "class.py",
+            )
+        ],
+        base=("s",),
+    )
     helpers, refused = helper_modules(student, ("s", "meteor.py"))
     assert helpers == [("tokens", ("s", "tokens.py"))]
     assert len(refused) == 7 and all("cannot be imported" in r for r in refused)
@@ -212,7 +263,9 @@ def test_helpers_are_only_the_files_beside_the_graded_one_and_at_most_twenty():
 def test_a_helper_that_is_a_link_is_never_read(tmp_path, layout):
     folder = tmp_path / ("Ann Lee_12_assignsubmission_file_" if layout == "moodle" else "hw-ann")
     folder.mkdir()
-    (folder / "meteor.py").write_text("from tokens import x\ndef meteor_score(r, c, alpha=0.9, beta=3, gamma=0.5):\n    return x\n")
+    (folder / "meteor.py").write_text(
+        "from tokens import x\ndef meteor_score(r, c, alpha=0.9, beta=3, gamma=0.5):\n    return x\n"
+    )
     (folder / "tokens.py").symlink_to("/etc/shadow")
     if layout == "github-classroom":
         (folder / "README.md").write_text("x")
@@ -256,7 +309,8 @@ def test_helpers_reach_the_jail_under_debian_python_too(tmp_path):
     packages = [p for p in sys.path if p.endswith("-packages") and Path(p).is_dir()]
     kit = str(Path(__file__).resolve().parent.parent)
     (venv / "lib" / "python3.11" / "site-packages" / "kit.pth").write_text(
-        "import site; " + "; ".join(f"site.addsitedir({p!r})" for p in [*packages, kit]) + "\n")
+        "import site; " + "; ".join(f"site.addsitedir({p!r})" for p in [*packages, kit]) + "\n"
+    )
     script = (
         "import json, sys\n"
         "from grader.sandbox.host import SandboxedSubmission, isolation\n"
@@ -264,7 +318,9 @@ def test_helpers_reach_the_jail_under_debian_python_too(tmp_path):
         "with SandboxedSubmission('s.py', source=src, modules={'tokens': 'def n(t):\\n    return float(len(t.split()))\\n', 'os': 'x=1'}) as box:\n"
         "    print(json.dumps([isolation(), sys.base_prefix, box.meteor_score('a b', '')]))\n"
     )
-    result = subprocess.run([str(venv / "bin" / "python"), "-c", script], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    result = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", script], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == ["bubblewrap", "/usr", 2.0]
 

@@ -24,8 +24,12 @@ def zipped(folder: Path, target: Path) -> Path:
 
 
 def grade(meteor_kit: Path, what: Path, out: Path, *extra: str) -> tuple[dict, subprocess.CompletedProcess]:
-    result = subprocess.run([str(meteor_kit), "grade", str(what), "--out", str(out), "--jobs", "2", *extra],
-                            capture_output=True, text=True, timeout=900)
+    result = subprocess.run(
+        [str(meteor_kit), "grade", str(what), "--out", str(out), "--jobs", "2", *extra],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert result.returncode == 0, result.stderr
     document = json.loads((out / "results.json").read_text())
     return {r["submission"]: r for r in document["submissions"]}, result
@@ -44,7 +48,7 @@ def runs(meteor_kit, tmp_path_factory):
     plain.mkdir()
     for layout in LAYOUTS:
         expected = json.loads((LMS / layout / "basic" / "expected.json").read_text())["students"]
-        for index, (name, want) in enumerate(sorted(expected.items())):
+        for index, (_name, want) in enumerate(sorted(expected.items())):
             if "path" in want and not want.get("helpers"):
                 shutil.copy(LMS / layout / "basic" / "download" / want["path"], plain / f"{layout}-{index}.py")
     graded["plain"] = grade(meteor_kit, plain, work / "out-plain")
@@ -68,7 +72,7 @@ def test_every_student_is_named_and_identified_as_the_download_says(runs, layout
         if want.get("full_marks"):  # helper modules imported inside the jail, for those that have them
             assert got["score"] == got["max_score"] > 0, (name, got["message"])
         assert (want.get("note", "\0") in got["note"]) == ("note" in want), (name, got["note"])
-    for name, want in expected.items():
+    for _name, want in expected.items():
         if "note" in want:
             assert want["note"] in run.stdout  # the terminal summary shows the note
 
@@ -108,7 +112,9 @@ def test_grades_csv_and_the_report_show_the_person(runs):
     assert "Bob Martinez" in report and "Alex Kim (123460)" in report and "meteor.py (2)" not in report
     page = next(p for p in (canvas_out / "report").iterdir() if "martinezbob" in p.name).read_text()
     assert "LMS id 23456" in page and "<b>late</b>" in page
-    assert "2 submitted late" not in runs["canvas", "folder"][1].stdout and "1 submitted late" in runs["canvas", "folder"][1].stdout
+    assert (
+        "2 submitted late" not in runs["canvas", "folder"][1].stdout and "1 submitted late" in runs["canvas", "folder"][1].stdout
+    )
 
 
 def test_from_folder_grades_a_download_as_a_plain_folder(meteor_kit, tmp_path):
@@ -128,8 +134,13 @@ def test_ctrl_c_or_a_termination_removes_the_unpacked_zip(meteor_kit, tmp_path, 
     archive = zipped(LMS / "moodle" / "basic" / "download", tmp_path / "moodle.zip")
     with zipfile.ZipFile(archive, "a") as z:  # graded first, and slow to load: the run is surely still going
         z.writestr("Aaron Slow_100_assignsubmission_file_/meteor.py", "import time\ntime.sleep(30)\n")
-    process = subprocess.Popen([str(meteor_kit), "grade", str(archive), "--out", str(tmp_path / "out"), "--jobs", "1"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(scratch)})
+    process = subprocess.Popen(
+        [str(meteor_kit), "grade", str(archive), "--out", str(tmp_path / "out"), "--jobs", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TMPDIR": str(scratch)},
+    )
     # Stopped once grading is under way (the first result is in, the slow one; six are left).
     head = []
     for line in process.stderr:
@@ -153,8 +164,9 @@ def test_running_again_on_the_zip_keeps_every_result_and_who_it_is(meteor_kit, t
     again, run = grade(meteor_kit, zipped(download, tmp_path / "again.zip"), out)
     assert f"{len(first)} submission(s) unchanged since the last run" in run.stderr
     assert all(r["reused"] for r in again.values())
-    assert {n: (r["student"], r["note"], r["score"]) for n, r in again.items()} == \
-        {n: (r["student"], r["note"], r["score"]) for n, r in first.items()}
+    assert {n: (r["student"], r["note"], r["score"]) for n, r in again.items()} == {
+        n: (r["student"], r["note"], r["score"]) for n, r in first.items()
+    }
     # A changed helper module changes what the submission does: it is graded again.
     changed = tmp_path / "changed"
     shutil.copytree(download, changed)

@@ -5,20 +5,22 @@ from __future__ import annotations
 import json
 import subprocess
 
-from grader.judging.memo import Memo, confirm, full_run
-from grader.sandbox.host import Answer
-
 from conftest import KIT_ROOT
 from test_grade_speed import FakeSandbox, _memo_of_two_kinds
+
+from grader.judging.memo import Memo, confirm, full_run
+from grader.sandbox.host import Answer
 
 REFERENCE = (KIT_ROOT / "solutions" / "reference.py").read_text()
 
 
 def with_history(body: str) -> str:
     """The reference, wrapped in a function that counts its calls (`_calls`) and answers as `body` says."""
-    return (REFERENCE + "\n\n_calls = 0\n_real = meteor_score\n\n\n"
-            "def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
-            "    global _calls\n    _calls += 1\n    right = _real(reference, candidate, alpha, beta, gamma)\n" + body)
+    return (
+        REFERENCE + "\n\n_calls = 0\n_real = meteor_score\n\n\n"
+        "def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
+        "    global _calls\n    _calls += 1\n    right = _real(reference, candidate, alpha, beta, gamma)\n" + body
+    )
 
 
 HISTORY = {
@@ -134,8 +136,9 @@ def test_the_walk_notes_where_its_calls_left_a_full_runs_order():
 
 
 def test_the_memo_stops_learning_once_it_holds_its_most_calls(monkeypatch):
-    import grader.judging.memo as memo_module
     from test_grade_speed import _trace
+
+    import grader.judging.memo as memo_module
 
     monkeypatch.setattr(memo_module, "MAX_NODES", 5)
     memo = Memo()

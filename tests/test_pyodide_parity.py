@@ -41,7 +41,9 @@ def test_pyodide_and_cpython_give_the_same_verdicts(both_reports):
     differences = {}
     for name in cpython:
         theirs, ours = verdicts(cpython[name]), verdicts(pyodide[name])
-        diff = {test: (theirs.get(test), ours.get(test)) for test in theirs.keys() | ours.keys() if theirs.get(test) != ours.get(test)}
+        diff = {
+            test: (theirs.get(test), ours.get(test)) for test in theirs.keys() | ours.keys() if theirs.get(test) != ours.get(test)
+        }
         if diff:
             differences[Path(name).relative_to(ROOT).as_posix()] = diff  # test -> (CPython, Pyodide)
     assert differences == {}

@@ -11,10 +11,10 @@ import warnings
 from fractions import Fraction
 
 import pytest
+from conftest import KIT_ROOT, load_module
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import KIT_ROOT, load_module
 from grader.core import exercise
 
 correct_roundings = exercise.load().module("values").correct_roundings  # the exercise's value rule
@@ -33,7 +33,10 @@ SOME = settings(max_examples=300, derandomize=True, database=None, deadline=None
 def hidden_tests(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "pytest", "hidden_tests", "-q", "-p", "no:cacheprovider", *args],
-        cwd=KIT_ROOT, capture_output=True, text=True, timeout=300,
+        cwd=KIT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
@@ -98,9 +101,17 @@ def test_a_text_that_is_not_a_str_is_a_type_error_naming_it(reference, value, po
 @pytest.mark.parametrize(
     "params",
     [
-        {"alpha": -0.01}, {"alpha": 1.01}, {"alpha": math.nan}, {"alpha": math.inf},
-        {"gamma": -1}, {"gamma": 2}, {"gamma": math.nan},
-        {"beta": -0.5}, {"beta": -math.inf}, {"beta": math.inf}, {"beta": math.nan},
+        {"alpha": -0.01},
+        {"alpha": 1.01},
+        {"alpha": math.nan},
+        {"alpha": math.inf},
+        {"gamma": -1},
+        {"gamma": 2},
+        {"gamma": math.nan},
+        {"beta": -0.5},
+        {"beta": -math.inf},
+        {"beta": math.inf},
+        {"beta": math.nan},
     ],
     ids=repr,
 )

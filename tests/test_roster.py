@@ -11,12 +11,12 @@ import shutil
 import subprocess
 
 import pytest
+from lms_results import ROSTERS, result
 
-from grader.reports import gradebook
 from grader.judging import passback
 from grader.judging.discovery import UsageError
+from grader.reports import gradebook
 from grader.reports.roster import CELL_LIMIT, RosterError, match, parse_roster, read_roster
-from lms_results import ROSTERS, result
 
 
 def _table(text: str) -> list[list[str]]:
@@ -31,14 +31,20 @@ def test_canvas_export_is_detected_with_its_students_and_without_its_extra_rows(
     roster = read_roster(ROSTERS / "canvas.csv")
     assert roster.kind == "canvas"
     assert [(s.lms_id, s.name, s.login) for s in roster.students] == [
-        ("101", "Lee, Ann", "alee"), ("102", "Martinez, Bob", "bmartinez"), ("104", "Okafor, Chi", "cokafor")]
+        ("101", "Lee, Ann", "alee"),
+        ("102", "Martinez, Bob", "bmartinez"),
+        ("104", "Okafor, Chi", "cokafor"),
+    ]
     assert len(roster.rows) == 5  # Points Possible and the test student are kept, as rows
 
 
 def test_moodle_worksheet_is_detected_with_participant_ids_and_maximum_grades():
     roster = read_roster(ROSTERS / "moodle.csv")  # starts with a BOM
     assert roster.kind == "moodle"
-    assert [(s.lms_id, s.name, s.maximum) for s in roster.students][:2] == [("501", "Ann Lee", 100.0), ("502", "Bob Martinez", 10.0)]
+    assert [(s.lms_id, s.name, s.maximum) for s in roster.students][:2] == [
+        ("501", "Ann Lee", 100.0),
+        ("502", "Bob Martinez", 10.0),
+    ]
 
 
 def test_a_canvas_export_without_sis_columns_is_still_canvas():
@@ -70,13 +76,15 @@ def test_a_huge_cell_is_refused_not_held():
 
 
 def test_bytes_that_are_not_utf8_and_encoded_surrogates_become_replacement_characters_with_a_warning():
-    roster = parse_roster("Student,ID,SIS User ID,SIS Login ID\n".encode() + b"Ann \xed\xa0\x80 \xff,1,,alee\n")
+    roster = parse_roster(b"Student,ID,SIS User ID,SIS Login ID\n" + b"Ann \xed\xa0\x80 \xff,1,,alee\n")
     assert roster.students[0].name == "Ann \ufffd\ufffd\ufffd \ufffd"
     assert "not valid UTF-8" in roster.warnings[0]
 
 
 def test_lone_surrogates_in_a_roster_never_reach_the_gradebook():
-    roster = parse_roster("Student,ID,SIS User ID,SIS Login ID,Section,Quiz (7)\nAnn \ud800,1,,alee,A,\n".encode("utf-8", "surrogatepass"))
+    roster = parse_roster(
+        "Student,ID,SIS User ID,SIS Login ID,Section,Quiz (7)\nAnn \ud800,1,,alee,A,\n".encode("utf-8", "surrogatepass")
+    )
     text = gradebook.canvas(roster, [result("alee.py")], match([result("alee.py")], roster), 5)
     text.encode("utf-8")  # would raise on a lone surrogate
     assert "\ud800" not in text
@@ -142,8 +150,10 @@ def test_a_canvas_download_name_matches_the_squashed_sortable_name():
 
 def test_a_moodle_folder_name_matches_its_participant_id_even_with_a_forged_one_in_the_name():
     roster = read_roster(ROSTERS / "moodle.csv")
-    results = [result("Bob Martinez_501_assignsubmission_file_x_502_assignsubmission_file_"),
-               result("", student={"lms_id": "503", "name": "Chi Okafor"})]
+    results = [
+        result("Bob Martinez_501_assignsubmission_file_x_502_assignsubmission_file_"),
+        result("", student={"lms_id": "503", "name": "Chi Okafor"}),
+    ]
     found = match(results, roster)
     assert found.by_result[0].lms_id == "502" and found.by_result[1].lms_id == "503"
 
@@ -163,9 +173,11 @@ def test_two_submissions_for_one_student_keep_the_stronger_match_and_list_the_ot
 
 
 def test_a_name_two_students_share_is_never_guessed():
-    roster = parse_roster(b"Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,"
-                          b"Last modified (submission),Last modified (grade),Feedback comments\n"
-                          b"Participant 1,Sam Lee,a@x,,,10,Yes,,,\nParticipant 2,Sam Lee,b@x,,,10,Yes,,,\n")
+    roster = parse_roster(
+        b"Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,"
+        b"Last modified (submission),Last modified (grade),Feedback comments\n"
+        b"Participant 1,Sam Lee,a@x,,,10,Yes,,,\nParticipant 2,Sam Lee,b@x,,,10,Yes,,,\n"
+    )
     found = match([result("Sam Lee.py")], roster)
     assert found.unmatched == [(0, "matches more than one student on the roster")]
 
@@ -192,7 +204,7 @@ def test_canvas_gradebook_keeps_every_column_and_fills_only_the_assignment():
     assert table[0] == original[0] and table[1] == original[1]
     assert [row[column] for row in table[2:]] == ["50", "25", "0", ""]  # Okafor missing: 0; the test student untouched
     for new, old in zip(table[2:], original[2:]):
-        assert new[:column] + new[column + 1:] == old[:column] + old[column + 1:]
+        assert new[:column] + new[column + 1 :] == old[:column] + old[column + 1 :]
 
 
 def test_missing_blank_leaves_the_cell_empty_and_an_interrupted_result_gets_no_score():
@@ -205,8 +217,11 @@ def test_missing_blank_leaves_the_cell_empty_and_an_interrupted_result_gets_no_s
 
 def test_moodle_worksheet_scales_to_each_maximum_and_respects_locked_grades():
     roster = read_roster(ROSTERS / "moodle.csv")
-    results = [result("Ann Lee.py", score=113.0), result("x", score=56.5, student={"lms_id": "502"}),
-               result("y", student={"lms_id": "504"})]
+    results = [
+        result("Ann Lee.py", score=113.0),
+        result("x", score=56.5, student={"lms_id": "502"}),
+        result("y", student={"lms_id": "504"}),
+    ]
     found = match(results, roster)
     text, warnings = gradebook.moodle(roster, results, found, {0: "<b>well done</b>", 1: "half"})
     table = _table(text)
@@ -229,8 +244,11 @@ def test_plain_gradebook_is_keyed_by_the_lms_id_with_missing_rows_marked():
 # ---------------------------------------------------------------- the command
 
 
-CLASS = {"alee.py": "solutions/reference.py", "bmartinez.py": "tests/catalogue/wrong/no_clipping.py",
-         "zed.py": "tests/catalogue/correct/functional.py"}
+CLASS = {
+    "alee.py": "solutions/reference.py",
+    "bmartinez.py": "tests/catalogue/wrong/no_clipping.py",
+    "zed.py": "tests/catalogue/correct/functional.py",
+}
 ADJUST = """
 [[student]]
 who = "alee"
@@ -248,16 +266,33 @@ comment = "Clipping is rule 2 <b>read it</b>; five points back."
 """
 
 
-def test_grade_with_roster_and_adjust_writes_gradebook_missing_unmatched_feedback_and_adjusted_results(tmp_path, kit_root, meteor_kit):
+def test_grade_with_roster_and_adjust_writes_gradebook_missing_unmatched_feedback_and_adjusted_results(
+    tmp_path, kit_root, meteor_kit
+):
     klass = tmp_path / "class"
     klass.mkdir()
     for name, source in CLASS.items():
         shutil.copy(kit_root / source, klass / name)
     (tmp_path / "adjust.toml").write_text(ADJUST)
     out = tmp_path / "out"
-    run = subprocess.run([str(meteor_kit), "grade", str(klass), "--out", str(out), "--jobs", "1",
-                          "--roster", str(ROSTERS / "canvas.csv"), "--adjust", str(tmp_path / "adjust.toml")],
-                         capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [
+            str(meteor_kit),
+            "grade",
+            str(klass),
+            "--out",
+            str(out),
+            "--jobs",
+            "1",
+            "--roster",
+            str(ROSTERS / "canvas.csv"),
+            "--adjust",
+            str(tmp_path / "adjust.toml"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stderr
     # The gradebook: adjusted scores scaled to 50 points, the missing student 0, every other cell as exported.
     table = _table((out / "gradebook-canvas.csv").read_text(encoding="utf-8"))
@@ -267,26 +302,51 @@ def test_grade_with_roster_and_adjust_writes_gradebook_missing_unmatched_feedbac
     assert results["alee.py"]["score"] == 113 and results["alee.py"]["adjusted_score"] == 103
     assert bob["adjusted_score"] == bob["score"] + 5 and bob["diagnosis"]["mistake"] == "no_clipping"
     assert [row[column] for row in table[2:5]] == ["45.58", f"{round(bob['adjusted_score'] / 113 * 50, 2):g}", "0"]
-    assert results["alee.py"]["adjustments"] == [{"by": "student", "who": "alee", "change": -10.0, "reason": "Late by two days: 10 points off"}]
+    assert results["alee.py"]["adjustments"] == [
+        {"by": "student", "who": "alee", "change": -10.0, "reason": "Late by two days: 10 points off"}
+    ]
     # Who is missing, who matched nobody, which adjustment matched nobody: terminal, files, report.
     assert "roster (canvas): 2 matched, 1 without a submission, 1 submission(s) matching nobody" in run.stdout
-    assert "zed.py: matches nobody on the roster" in run.stdout and "without a submission (marked missing in the gradebook): Okafor, Chi" in run.stdout
+    assert (
+        "zed.py: matches nobody on the roster" in run.stdout
+        and "without a submission (marked missing in the gradebook): Okafor, Chi" in run.stdout
+    )
     assert "warning: [[student]] who = 'nobody-here': matches no submission" in run.stdout
     assert list(csv.reader(io.StringIO((out / "unmatched.csv").read_text())))[1][0] == "zed.py"
     report = (out / "report.html").read_text()
-    assert "zed.py: matches nobody on the roster" in report and "nobody-here" in report and "103/113" in report and "<li>Okafor, Chi</li>" in report
+    assert (
+        "zed.py: matches nobody on the roster" in report
+        and "nobody-here" in report
+        and "103/113" in report
+        and "<li>Okafor, Chi</li>" in report
+    )
     assert "adjusted_score" in (out / "grades.csv").read_text().splitlines()[0]
     assert "Adjusted from 113 to 103" in (out / "report" / "alee.py.html").read_text()
     assert json.loads((out / "gradescope" / "alee.py" / "results.json").read_text())["score"] == 103
     # Feedback: one per student, Markdown and HTML, with the score, failed tests, diagnosis and adjustment.
     names = sorted(p.name for p in (out / "feedback").iterdir())
-    assert names == ["101-Lee__Ann.html", "101-Lee__Ann.md", "102-Martinez__Bob.html", "102-Martinez__Bob.md", "zed.py.html", "zed.py.md"]
+    assert names == [
+        "101-Lee__Ann.html",
+        "101-Lee__Ann.md",
+        "102-Martinez__Bob.html",
+        "102-Martinez__Bob.md",
+        "zed.py.html",
+        "zed.py.md",
+    ]
     page = (out / "feedback" / "102-Martinez__Bob.html").read_text()
     assert f"Score: {bob['adjusted_score']:g} / 113" in page and "repeated words are not clipped" in page
-    assert "test_rule[repeated_candidate_words_are_clipped]" in page and "&lt;b&gt;read it&lt;/b&gt;" in page and "<b>read it" not in page
+    assert (
+        "test_rule[repeated_candidate_words_are_clipped]" in page
+        and "&lt;b&gt;read it&lt;/b&gt;" in page
+        and "<b>read it" not in page
+    )
     # merge rebuilds the same files from results.json; without --adjust no adjustment survives.
-    merged = subprocess.run([str(meteor_kit), "merge", str(out), "--out", str(tmp_path / "merged"), "--roster", str(ROSTERS / "canvas.csv")],
-                            capture_output=True, text=True, timeout=300)
+    merged = subprocess.run(
+        [str(meteor_kit), "merge", str(out), "--out", str(tmp_path / "merged"), "--roster", str(ROSTERS / "canvas.csv")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert merged.returncode == 0, merged.stderr
     again = _table((tmp_path / "merged" / "gradebook-canvas.csv").read_text(encoding="utf-8"))
     assert again[2][column] == "50" and "adjusted_score" not in (tmp_path / "merged" / "results.json").read_text()
@@ -295,7 +355,11 @@ def test_grade_with_roster_and_adjust_writes_gradebook_missing_unmatched_feedbac
 def test_grade_refuses_a_bad_roster_before_grading_with_one_line(tmp_path, meteor_kit):
     (tmp_path / "a.py").write_text("def meteor_score(r, c): return 0.0\n")
     (tmp_path / "r.csv").write_text("Name,Score\n")
-    run = subprocess.run([str(meteor_kit), "grade", str(tmp_path / "a.py"), "--out", str(tmp_path / "out"), "--roster", str(tmp_path / "r.csv")],
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [str(meteor_kit), "grade", str(tmp_path / "a.py"), "--out", str(tmp_path / "out"), "--roster", str(tmp_path / "r.csv")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1 and "not a gradebook" in run.stderr
     assert not (tmp_path / "out" / "results.json").exists()

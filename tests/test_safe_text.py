@@ -6,12 +6,13 @@ import csv
 import json
 import re
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from grader.reports.files import grades_csv, write_outputs
-from grader.reports.progress import summary
 from grader.core.runner import Report, TestResult
 from grader.core.safe_text import clean, for_csv, for_terminal, valid
+from grader.reports.files import grades_csv, write_outputs
+from grader.reports.progress import summary
 from grader.reports.terminal import render_report
 
 HOSTILE = [
@@ -54,8 +55,14 @@ def test_a_csv_cell_never_starts_a_formula_and_always_encodes(text):
 
 
 def test_formula_cells_get_a_quote():
-    assert [for_csv(t) for t in ("=HYPERLINK(\"http://x\")", "+1", "-1", "@SUM(A1)", "\tx", "alice")] == [
-        "'=HYPERLINK(\"http://x\")", "'+1", "'-1", "'@SUM(A1)", "\\tx", "alice"]
+    assert [for_csv(t) for t in ('=HYPERLINK("http://x")', "+1", "-1", "@SUM(A1)", "\tx", "alice")] == [
+        '\'=HYPERLINK("http://x")',
+        "'+1",
+        "'-1",
+        "'@SUM(A1)",
+        "\\tx",
+        "alice",
+    ]
 
 
 JSON = st.recursive(
@@ -86,21 +93,43 @@ def test_clean_replaces_surrogates_in_keys_and_values_and_keeps_the_rest():
 
 
 def result(name: str, text: str) -> dict:
-    test = {"name": f"test_x[{text}]", "tier": "examples", "status": "fail", "message": f"returned {text}",
-            "output": text, "score": 0.0, "max_score": 1.0}
-    return {"submission": name, "path": f"{name}/meteor.py", "status": "error", "message": f"could not load: {text}",
-            "tests": [test], "score": 0.0, "max_score": 1.0, "passed": 0, "from_memo": 0, "duration": 0.1,
-            "diagnosis": {"mistake": text, "text": text}, "source": f"x = '{text}'\n"}
+    test = {
+        "name": f"test_x[{text}]",
+        "tier": "examples",
+        "status": "fail",
+        "message": f"returned {text}",
+        "output": text,
+        "score": 0.0,
+        "max_score": 1.0,
+    }
+    return {
+        "submission": name,
+        "path": f"{name}/meteor.py",
+        "status": "error",
+        "message": f"could not load: {text}",
+        "tests": [test],
+        "score": 0.0,
+        "max_score": 1.0,
+        "passed": 0,
+        "from_memo": 0,
+        "duration": 0.1,
+        "diagnosis": {"mistake": text, "text": text},
+        "source": f"x = '{text}'\n",
+    }
 
 
 def test_one_hostile_string_never_stops_the_outputs_from_being_written(tmp_path):
     results = [result(f"s{i}{text}", text) for i, text in enumerate(HOSTILE)]
     results.append(result("<script>alert(1)</script>", "<img src=x onerror=alert(2)>"))
-    results.append(result("=HYPERLINK(\"http://evil\")", "fine"))
+    results.append(result('=HYPERLINK("http://evil")', "fine"))
     document = {"exercise": "meteor", "isolation": "bubblewrap", "duration": 1.0, "submissions": results}
     write_outputs(tmp_path, document)
-    files = [tmp_path / "results.json", tmp_path / "grades.csv", tmp_path / "report.html",
-             *sorted((tmp_path / "gradescope").glob("*/results.json"))]
+    files = [
+        tmp_path / "results.json",
+        tmp_path / "grades.csv",
+        tmp_path / "report.html",
+        *sorted((tmp_path / "gradescope").glob("*/results.json")),
+    ]
     assert len(files) == 3 + len(results)
     for path in files:
         path.read_bytes().decode("utf-8")  # strict: valid UTF-8 everywhere
@@ -109,7 +138,7 @@ def test_one_hostile_string_never_stops_the_outputs_from_being_written(tmp_path)
     assert written[0]["tests"][0]["output"] == "\x1b[2J"  # JSON keeps the text (escaped), only surrogates go
     with open(tmp_path / "grades.csv", encoding="utf-8", newline="") as f:
         rows = list(csv.DictReader(f))
-    assert rows[-1]["submission"] == "'=HYPERLINK(\"http://evil\")"
+    assert rows[-1]["submission"] == '\'=HYPERLINK("http://evil")'
     assert all(not UNSAFE.search(cell) for row in rows for cell in row.values())
     report = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "=HYPERLINK(&quot;http://evil&quot;)" in report and '=HYPERLINK("http://evil")' not in report

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from grader.core.checks import Opaque
+from grader.core.submission import LoadError, SubmissionError
 from grader.sandbox import host as sandbox
 from grader.sandbox.host import Jail, Limits, SandboxedSubmission, describe_interpreter, isolation, processes_of
-from grader.core.submission import LoadError, SubmissionError
 
 
 def jail(source: str, **kwargs) -> SandboxedSubmission:
@@ -46,9 +46,12 @@ def test_the_jail_binds_only_paths_that_exist_and_hides_every_import_location_bu
 @pytest.mark.parametrize("layout", ["debian", "conda", "uv", "pyenv"])
 def test_any_python_layout_gets_its_prefix_bound_and_its_packages_hidden(tmp_path, layout):
     # The same rules for every layout, on a simulated tree: only existing paths, site-packages covered.
-    base = {"debian": Path("/usr"), "conda": tmp_path / "opt" / "conda",
-            "uv": tmp_path / "uv" / "python" / "cpython-3.11.9-linux-x86_64-gnu",
-            "pyenv": tmp_path / "pyenv" / "versions" / "3.11.7"}[layout]
+    base = {
+        "debian": Path("/usr"),
+        "conda": tmp_path / "opt" / "conda",
+        "uv": tmp_path / "uv" / "python" / "cpython-3.11.9-linux-x86_64-gnu",
+        "pyenv": tmp_path / "pyenv" / "versions" / "3.11.7",
+    }[layout]
     venv = tmp_path / "project" / ".venv"
     packages = venv / "lib" / "python3.11" / "site-packages"
     stdlib = base / "lib" / "python3.11"
@@ -59,8 +62,11 @@ def test_any_python_layout_gets_its_prefix_bound_and_its_packages_hidden(tmp_pat
         (stdlib / "site-packages").mkdir()
     packages.mkdir(parents=True)
     described = describe_interpreter(
-        prefix=str(venv), base_prefix=str(base), base_exec_prefix=str(base),
-        path=[str(stdlib), str(stdlib / "lib-dynload"), str(packages)], stdlib=[str(stdlib)],
+        prefix=str(venv),
+        base_prefix=str(base),
+        base_exec_prefix=str(base),
+        path=[str(stdlib), str(stdlib / "lib-dynload"), str(packages)],
+        stdlib=[str(stdlib)],
         executable=base / "bin" / "python3.11",
     )
     assert base in described.roots or any(sandbox._under(base, r) for r in described.roots)
@@ -74,9 +80,11 @@ def test_any_python_layout_gets_its_prefix_bound_and_its_packages_hidden(tmp_pat
 
 
 def test_a_call_returns_plain_data_only():
-    source = ("class Thing:\n    pass\n"
-              "def meteor_score(r, c, **k):\n"
-              "    return {'x': [1, (2.5, None)], 'y': Thing()} if r else float('0.5')\n")
+    source = (
+        "class Thing:\n    pass\n"
+        "def meteor_score(r, c, **k):\n"
+        "    return {'x': [1, (2.5, None)], 'y': Thing()} if r else float('0.5')\n"
+    )
     with jail(source) as box:
         assert box.meteor_score("", "") == 0.5 and type(box.meteor_score("", "")) is float
         got = box.meteor_score("a", "b")
@@ -85,11 +93,13 @@ def test_a_call_returns_plain_data_only():
 
 
 def test_a_returned_value_past_the_bounds_comes_back_opaque():
-    source = ("def meteor_score(r, c, **k):\n"
-              "    if r == 'deep':\n        x = []\n        for _ in range(100): x = [x]\n        return x\n"
-              "    if r == 'loop':\n        x = []\n        x.append(x)\n        return x\n"
-              "    if r == 'wide':\n        return list(range(100000))\n"
-              "    return ['x' * 999] * 500\n")
+    source = (
+        "def meteor_score(r, c, **k):\n"
+        "    if r == 'deep':\n        x = []\n        for _ in range(100): x = [x]\n        return x\n"
+        "    if r == 'loop':\n        x = []\n        x.append(x)\n        return x\n"
+        "    if r == 'wide':\n        return list(range(100000))\n"
+        "    return ['x' * 999] * 500\n"
+    )
     with jail(source) as box:
         for kind in ("deep", "loop", "wide", "big"):
             got = box.meteor_score(kind, "b")
@@ -105,8 +115,16 @@ def test_a_float_subclass_comes_back_as_its_plain_value():
 
 def test_the_jail_sees_no_grader_file_network_or_environment(monkeypatch, kit_root):
     monkeypatch.setenv("METEOR_SECRET", "hunter2")
-    secret = [str(kit_root), '/work', '/root/.ssh', '/home', '/etc/passwd', sys.prefix, str(Path(sandbox.__file__).parent),
-              *site.getsitepackages([sys.base_prefix])]
+    secret = [
+        str(kit_root),
+        "/work",
+        "/root/.ssh",
+        "/home",
+        "/etc/passwd",
+        sys.prefix,
+        str(Path(sandbox.__file__).parent),
+        *site.getsitepackages([sys.base_prefix]),
+    ]
     source = (
         "import os, socket\n"
         "def meteor_score(r, c, **k):\n"
@@ -158,7 +176,9 @@ def test_a_call_that_goes_wrong_is_reported_and_the_next_call_works(body, kind, 
 
 
 def test_printed_output_is_captured_at_the_descriptor_and_cut_to_its_head(capsys):
-    source = "import os\ndef meteor_score(r, c, **k):\n    print('x' * 10000)\n    os.system('echo from-a-child')\n    return 0.5\n"
+    source = (
+        "import os\ndef meteor_score(r, c, **k):\n    print('x' * 10000)\n    os.system('echo from-a-child')\n    return 0.5\n"
+    )
     with jail(source) as box:
         assert box.meteor_score("", "") == 0.5
     printed = capsys.readouterr().out
@@ -226,7 +246,8 @@ def test_a_lent_jail_serves_one_submission_after_another_and_each_sees_nothing_o
     jail = Jail()
     try:
         first = SandboxedSubmission(
-            "a.py", jail=jail,
+            "a.py",
+            jail=jail,
             source="import subprocess\nopen('/tmp/secret', 'w').write('answers')\n"
             "def meteor_score(r, c, **k):\n    subprocess.Popen(['sleep', '300'])\n    return 0.5\n",
         )
@@ -234,7 +255,8 @@ def test_a_lent_jail_serves_one_submission_after_another_and_each_sees_nothing_o
         bwrap = jail.proc.pid
         first.close()
         second = SandboxedSubmission(
-            "b.py", jail=jail,
+            "b.py",
+            jail=jail,
             source="import os\ndef meteor_score(r, c, **k):\n"
             "    return f\"{os.listdir('/tmp')}|{len([p for p in os.listdir('/proc') if p.isdigit()])}\"\n",
         )
@@ -246,8 +268,7 @@ def test_a_lent_jail_serves_one_submission_after_another_and_each_sees_nothing_o
     assert processes_of(jail.uid) == []
 
 
-def test_the_fallback_without_bubblewrap_runs_as_its_own_uid_in_a_root_of_only_the_stdlib_and_cleans_up(
-        restores_the_kit):
+def test_the_fallback_without_bubblewrap_runs_as_its_own_uid_in_a_root_of_only_the_stdlib_and_cleans_up(restores_the_kit):
     source = (
         "import os, resource\n"
         "def meteor_score(r, c, **k):\n"
@@ -272,23 +293,31 @@ def test_the_fallback_without_bubblewrap_runs_as_its_own_uid_in_a_root_of_only_t
 
 @pytest.mark.parametrize("hang", ["time.sleep(60)", "sum(itertools.count())"])
 def test_in_a_batch_the_timeout_is_the_call_that_hangs_not_an_earlier_one(hang):
-    source = ("import itertools, time\n\ndef meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
-              f"    if reference == 'hang':\n        {hang}\n    return len(reference) / 10\n")
+    source = (
+        "import itertools, time\n\ndef meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
+        f"    if reference == 'hang':\n        {hang}\n    return len(reference) / 10\n"
+    )
     with jail(source, timeout=0.5) as box:
         calls = [[[r, "x"], {}] for r in ("a", "ab", "abc", "hang", "abcd")]
         answers = list(box.evaluate(calls))
         assert [(a.kind or "ok", a.value) for a in answers] == [
-            ("ok", {"float": "0.1"}), ("ok", {"float": "0.2"}), ("ok", {"float": "0.3"}), ("timeout", None)]
+            ("ok", {"float": "0.1"}),
+            ("ok", {"float": "0.2"}),
+            ("ok", {"float": "0.3"}),
+            ("timeout", None),
+        ]
         assert box.meteor_score("abcd", "x") == 0.4  # a fresh child took over
 
 
 def test_a_submission_that_replaces_builtins_is_judged_on_its_answers_not_crashed():
     # The sandbox's own code (encoding answers) must keep the real isinstance, type and round;
     # the submission's function keeps the replacements it made.
-    source = ("import builtins\nbuiltins.isinstance = lambda *a: True\nbuiltins.type = lambda *a: float\n"
-              "builtins.round = lambda x, n=None: 0.25\n\n"
-              "def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
-              "    return {'score': round(0.7)} if reference else round(0.7)\n")
+    source = (
+        "import builtins\nbuiltins.isinstance = lambda *a: True\nbuiltins.type = lambda *a: float\n"
+        "builtins.round = lambda x, n=None: 0.25\n\n"
+        "def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
+        "    return {'score': round(0.7)} if reference else round(0.7)\n"
+    )
     with jail(source) as box:
         assert box.meteor_score("", "b") == 0.25
         assert box.meteor_score("a", "b") == {"score": 0.25}
@@ -359,9 +388,11 @@ def test_a_submission_cannot_ptrace_nor_read_the_memory_of_the_fork_server(mode,
         assert box.meteor_score("", "") == "[]"
 
 
-HIDER = ("import os, signal, sys, time\nfrom pathlib import Path\nfrom grader.sandbox import host as sandbox\n"
-         "sandbox.hide([Path(sys.argv[1])])\nprint('hidden', flush=True)\n"
-         "os.kill(os.getpid(), signal.SIGKILL) if sys.argv[2] == 'KILL' else time.sleep(60)\n")
+HIDER = (
+    "import os, signal, sys, time\nfrom pathlib import Path\nfrom grader.sandbox import host as sandbox\n"
+    "sandbox.hide([Path(sys.argv[1])])\nprint('hidden', flush=True)\n"
+    "os.kill(os.getpid(), signal.SIGKILL) if sys.argv[2] == 'KILL' else time.sleep(60)\n"
+)
 
 
 @pytest.mark.parametrize("end", ["TERM", "KILL"])
@@ -387,7 +418,9 @@ def test_permissions_taken_by_the_separate_uid_mode_come_back_after_sigterm_or_a
 
 def test_what_a_submission_creates_is_private_to_its_uid():
     # Submissions graded at the same moment may share a /tmp (separate-uid mode): none can read another's files.
-    source = ("import os\ndef meteor_score(r, c, **k):\n    path = '/tmp/mine'\n    open(path, 'w').close()\n"
-              "    return float(os.stat(path).st_mode & 0o777)\n")
+    source = (
+        "import os\ndef meteor_score(r, c, **k):\n    path = '/tmp/mine'\n    open(path, 'w').close()\n"
+        "    return float(os.stat(path).st_mode & 0o777)\n"
+    )
     with jail(source) as box:
         assert box.meteor_score("", "") == 0o600

@@ -10,17 +10,14 @@ import ast
 from dataclasses import dataclass
 
 import pytest
+from conftest import KIT_ROOT, load_module
 
-from grader.core import exercise
-from grader.core import scoring
-from grader.core import exercise
+from grader.core import exercise, scoring
 from grader.core.checks import WrongAnswer
-
-correct_roundings = exercise.load().module("values").correct_roundings  # the exercise's value rule
 from grader.core.runner import Report, TestResult, run
 from grader.core.submission import LoadError
 
-from conftest import KIT_ROOT, load_module
+correct_roundings = exercise.load().module("values").correct_roundings  # the exercise's value rule
 
 EXERCISE = exercise.load()
 POLICY = scoring.policy()
@@ -133,6 +130,7 @@ def test_the_key_of_a_test_is_its_tier_and_parameter_or_function_name():
 @pytest.fixture(scope="module")
 def every_test() -> list[TestResult]:
     """Every test of every tier, as a submission that does not load gets them."""
+
     def refuse():
         raise LoadError("-")
 

@@ -23,8 +23,17 @@ WRONG = sorted((CATALOGUE / "wrong").glob("*.py"))
 CORRECT = sorted((CATALOGUE / "correct").glob("*.py"))
 KIT = [sys.executable, "-m", "grader.cli"]
 CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--disable-default-apps", "--disable-extensions"]
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-extensions",
+]
 
 # What only one exercise knows: its function, its parameters and its terms. The engine names none of them.
 EXERCISE_NAMES = re.compile(
@@ -129,9 +138,13 @@ def test_the_page_of_the_second_exercise_runs_its_tests_in_chromium(tmp_path):
     names = [name for name, _ in site_blobs(site)]
     assert not [n for n in names if "test_private" in n or "solutions/" in n or "misconceptions" in n]
     # The models' sentences ship in the diagnosis table, by design; their code never does.
-    shipped = [*(KIT_ROOT / "grader" / "core").glob("*.py"), KIT_ROOT / "web" / "py" / "page_session.py",
-               *(WER / "problem").glob("*.py"), *(p for p in (WER / "hidden_tests").glob("*.py") if p.name != "test_private.py"),
-               site / "py" / "diagnosis-table.json"]
+    shipped = [
+        *(KIT_ROOT / "grader" / "core").glob("*.py"),
+        KIT_ROOT / "web" / "py" / "page_session.py",
+        *(WER / "problem").glob("*.py"),
+        *(p for p in (WER / "hidden_tests").glob("*.py") if p.name != "test_private.py"),
+        site / "py" / "diagnosis-table.json",
+    ]
     assert len(fingerprints(WER / "solutions" / "misconceptions.py", shipped)) >= 10
     assert leaks(site, fingerprints(WER / "solutions" / "misconceptions.py", shipped)) == []
 
@@ -156,7 +169,9 @@ def test_the_grep_would_see_an_exercise_name():
 def test_explain_without_one_in_the_seam_says_so():
     done = kit("explain", "--exercise", str(WER), "a b", "a c")
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.strip().splitlines() == ["meteor-kit explain: the exercise 'wer' has no explain ([seam] explain in exercise.toml)"]
+    assert done.stderr.strip().splitlines() == [
+        "meteor-kit explain: the exercise 'wer' has no explain ([seam] explain in exercise.toml)"
+    ]
 
 
 def test_an_exercise_folder_without_its_metadata_is_a_usage_error(tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 from pathlib import Path
@@ -14,10 +15,14 @@ from grader.judging.shard import in_shard, parse_shard
 CATALOGUE = Path(__file__).parent / "catalogue"
 # name -> where its code comes from: right, wrong in several ways, broken, and two copies.
 CLASS = {
-    "ann.py": "solutions/reference.py", "bob.py": "tests/catalogue/wrong/no_clipping.py",
-    "cy.py": "tests/catalogue/wrong/two_decimals.py", "dee.py": "tests/catalogue/wrong/crash_on_empty.py",
-    "eve.py": None, "fay.py": "tests/catalogue/correct/functional.py",
-    "gus.py": "tests/catalogue/wrong/no_clipping.py", "hal.py": "tests/catalogue/wrong/penalty_precedence.py",
+    "ann.py": "solutions/reference.py",
+    "bob.py": "tests/catalogue/wrong/no_clipping.py",
+    "cy.py": "tests/catalogue/wrong/two_decimals.py",
+    "dee.py": "tests/catalogue/wrong/crash_on_empty.py",
+    "eve.py": None,
+    "fay.py": "tests/catalogue/correct/functional.py",
+    "gus.py": "tests/catalogue/wrong/no_clipping.py",
+    "hal.py": "tests/catalogue/wrong/penalty_precedence.py",
     "ivy.py": "tests/catalogue/wrong/returns_string.py",
 }
 
@@ -25,8 +30,16 @@ CLASS = {
 def _verdicts(out: Path) -> dict:
     document = json.loads((out / "results.json").read_text())
     return {
-        "students": {r["submission"]: (r["status"], r["score"], r["max_score"], [(t["name"], t["status"], t["score"]) for t in r["tests"]],
-                                       r["diagnosis"]) for r in document["submissions"]},
+        "students": {
+            r["submission"]: (
+                r["status"],
+                r["score"],
+                r["max_score"],
+                [(t["name"], t["status"], t["score"]) for t in r["tests"]],
+                r["diagnosis"],
+            )
+            for r in document["submissions"]
+        },
         "order": [r["submission"] for r in document["submissions"]],
         "similar": document["similar"],
     }
@@ -38,19 +51,33 @@ def test_three_shards_merged_equal_one_run(tmp_path, kit_root, meteor_kit):
     for name, source in CLASS.items():
         (klass / name).write_text((kit_root / source).read_text() if source else "def meteor_score(reference, candidate\n")
     assert all(any(in_shard(n, (k, 3)) for n in CLASS) for k in (1, 2, 3))  # no shard is empty
-    single = subprocess.Popen([str(meteor_kit), "grade", str(klass), "--out", str(tmp_path / "single"), "--jobs", "1"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    shards = [subprocess.Popen([str(meteor_kit), "grade", str(klass), "--out", str(tmp_path / f"part{k}"), "--jobs", "1",
-                                "--shard", f"{k}/3"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-              for k in (1, 2, 3)]
+    single = subprocess.Popen(
+        [str(meteor_kit), "grade", str(klass), "--out", str(tmp_path / "single"), "--jobs", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    shards = [
+        subprocess.Popen(
+            [str(meteor_kit), "grade", str(klass), "--out", str(tmp_path / f"part{k}"), "--jobs", "1", "--shard", f"{k}/3"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for k in (1, 2, 3)
+    ]
     for run in [single, *shards]:
         _, stderr = run.communicate(timeout=900)
         assert run.returncode == 0, stderr
     parts = [json.loads((tmp_path / f"part{k}" / "results.json").read_text()) for k in (1, 2, 3)]
     assert sorted(n for p in parts for n in (r["submission"] for r in p["submissions"])) == sorted(CLASS)
     assert [p["shard"] for p in parts] == [[1, 3], [2, 3], [3, 3]]
-    merged = subprocess.run([str(meteor_kit), "merge", *(str(tmp_path / f"part{k}") for k in (1, 2, 3)), "--out", str(tmp_path / "merged")],
-                            capture_output=True, text=True, timeout=300)
+    merged = subprocess.run(
+        [str(meteor_kit), "merge", *(str(tmp_path / f"part{k}") for k in (1, 2, 3)), "--out", str(tmp_path / "merged")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert merged.returncode == 0, merged.stderr
     one, together = _verdicts(tmp_path / "single"), _verdicts(tmp_path / "merged")
     assert together == one
@@ -80,5 +107,5 @@ def test_shards_split_a_class_whole_and_without_overlap():
     assert min(sizes) > 60  # about a third each
     assert parse_shard("2/3") == (2, 3)
     for bad in ("0/3", "4/3", "x", "1/0"):
-        with pytest.raises(Exception):
+        with pytest.raises(argparse.ArgumentTypeError):
             parse_shard(bad)

@@ -8,8 +8,8 @@ import re
 import subprocess
 from pathlib import Path
 
-from grader.reports import class_report
 from grader.judging.similarity import THRESHOLD, similar_pairs
+from grader.reports import class_report
 
 CATALOGUE = Path(__file__).parent / "catalogue"
 KIT = Path(__file__).resolve().parent.parent
@@ -64,9 +64,12 @@ def test_the_starter_and_missing_code_are_never_flagged():
     starter = (KIT / "problem" / "starter.py").read_text()
     reference = (KIT / "solutions" / "reference.py").read_text()
     results = [
-        _result("a.py", starter), _result("b.py", starter + "\n# nothing yet\n"),
-        _result("c.py", None), _result("d.py", None),
-        _result("e.py", reference), _result("f.py", reference, status="not_graded"),
+        _result("a.py", starter),
+        _result("b.py", starter + "\n# nothing yet\n"),
+        _result("c.py", None),
+        _result("d.py", None),
+        _result("e.py", reference),
+        _result("f.py", reference, status="not_graded"),
     ]
     assert similar_pairs(results) == []
 
@@ -79,14 +82,23 @@ def test_hostile_code_is_tokenized_without_harm():
 
 
 def test_the_report_shows_the_pairs_and_each_student_page_names_the_other():
-    document = {"submissions": [{"submission": n, "status": "graded", "score": 1, "max_score": 2, "tests": [], "source": "x = 1\n"}
-                                for n in ("ann.py", "bob.py", "cy.py")],
-                "similar": [{"a": "ann.py", "b": "bob.py", "overlap": 1.0, "identical": True},
-                            {"a": "bob.py", "b": "cy.py", "overlap": 0.82, "identical": False}]}
+    document = {
+        "submissions": [
+            {"submission": n, "status": "graded", "score": 1, "max_score": 2, "tests": [], "source": "x = 1\n"}
+            for n in ("ann.py", "bob.py", "cy.py")
+        ],
+        "similar": [
+            {"a": "ann.py", "b": "bob.py", "overlap": 1.0, "identical": True},
+            {"a": "bob.py", "b": "cy.py", "overlap": 0.82, "identical": False},
+        ],
+    }
     page = class_report.render(document)
     section = page.split('id="similar"')[1].split("</section>")[0]
     assert "2 pairs flagged" in section
-    assert re.search(r'href="report/ann.py.html">ann.py</a></td><td><a href="report/bob.py.html">bob.py</a></td><td class="num"><b>identical</b>', section)
+    assert re.search(
+        r'href="report/ann.py.html">ann.py</a></td><td><a href="report/bob.py.html">bob.py</a></td><td class="num"><b>identical</b>',
+        section,
+    )
     assert "<b>82%</b>" in section
     pages = class_report.pages(document)
     assert "Similar code: ann.py (identical), cy.py (82%)" in pages["bob.py.html"]
@@ -100,8 +112,12 @@ def test_grade_flags_two_students_with_the_same_file(tmp_path, kit_root, meteor_
     (klass / "ann.py").write_text(reference)
     (klass / "bob.py").write_text("# bob's own work\n" + _renamed(reference))
     (klass / "cy.py").write_text((CATALOGUE / "correct" / "class_based.py").read_text())
-    run = subprocess.run([str(meteor_kit), "grade", str(klass), "--out", str(tmp_path / "out"), "--jobs", "2"],
-                         capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [str(meteor_kit), "grade", str(klass), "--out", str(tmp_path / "out"), "--jobs", "2"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stderr
     document = json.loads((tmp_path / "out" / "results.json").read_text())
     assert document["similar"] == [{"a": "ann.py", "b": "bob.py", "overlap": 1.0, "identical": False}]

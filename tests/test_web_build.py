@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from grader.cli import serve, web_build
 from grader.core import exercise
-from grader.cli import serve
-from grader.cli import web_build
 from tests.conftest import load_module
 from tests.web_site import ROOT, built_site, fingerprints, leaks, shipped_sources, site_blobs
 
@@ -93,7 +92,10 @@ def test_the_page_starts_python_from_the_builds_snapshot(site):
     # As the page's worker does: restore Python's memory, then run the tests of the starter.
     done = subprocess.run(
         ["node", str(ROOT / "web" / "tools" / "run-node.mjs"), str(site), str(ROOT / "problem" / "starter.py")],
-        capture_output=True, text=True, cwd=ROOT / "web", timeout=600,
+        capture_output=True,
+        text=True,
+        cwd=ROOT / "web",
+        timeout=600,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
@@ -113,8 +115,17 @@ def test_the_site_ships_the_grader_and_the_browser_tiers_only(site):
 
 
 def test_the_site_is_self_contained(site):
-    for name in ("index.html", "app.js", "app.css", "worker.js", "pyodide/pyodide.mjs", "pyodide/pyodide.asm.wasm",
-                 "py/stdlib.zip", "py/site-packages.zip", "py/hypothesis-cache.zip"):
+    for name in (
+        "index.html",
+        "app.js",
+        "app.css",
+        "worker.js",
+        "pyodide/pyodide.mjs",
+        "pyodide/pyodide.asm.wasm",
+        "py/stdlib.zip",
+        "py/site-packages.zip",
+        "py/hypothesis-cache.zip",
+    ):
         assert (site / name).is_file(), name
     # Nothing the page loads points outside its own origin.
     for name in ("index.html", "app.js", "worker.js", "app.css"):

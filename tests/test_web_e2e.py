@@ -8,24 +8,29 @@ from __future__ import annotations
 
 import shutil
 import time
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import Page, sync_playwright
 
-from grader.core import exercise
-from grader.core import runner
 from grader.cli import serve
-from grader.judging.diagnose import diagnose_submission
+from grader.core import exercise, runner
 from grader.core.submission import LocalSubmission
+from grader.judging.diagnose import diagnose_submission
 from tests.web_site import ROOT, built_site
 
 CHROMIUM = "/usr/bin/chromium"
 # Without the networking flags Chromium reaches for Google's services on its own.
 FLAGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--disable-default-apps", "--disable-extensions",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-extensions",
 ]
 SHOTS = ROOT / "tests" / ".artifacts" / "web"
 AXE = ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js"
@@ -116,9 +121,7 @@ def cli_diagnosis(code: str, report: dict) -> dict | None:
 
 def shown_statuses(page: Page) -> dict[str, str]:
     items = page.locator("[data-testid=test-result]")
-    return {
-        items.nth(i).get_attribute("data-name"): items.nth(i).get_attribute("data-status") for i in range(items.count())
-    }
+    return {items.nth(i).get_attribute("data-name"): items.nth(i).get_attribute("data-status") for i in range(items.count())}
 
 
 def test_the_page_loads_the_statement_and_the_starter(page):
@@ -197,14 +200,16 @@ def test_a_failing_property_shows_its_counterexample(page):
 
 
 def test_examples_show_input_expected_and_returned_and_prints_are_shown(page):
-    code = REFERENCE.replace("    return explain(", "    print('computing', reference)\n    return 0.5 if reference == 'the cat' else explain(")
+    code = REFERENCE.replace(
+        "    return explain(", "    print('computing', reference)\n    return 0.5 if reference == 'the cat' else explain("
+    )
     report = run_tests(page, code)
     by_name = {t["name"]: t for t in report["tests"]}
     clipped = by_name["test_statement_example[repeated_word_is_clipped]"]
     assert clipped["status"] == "fail" and "computing the cat" in clipped["output"]
     item = page.locator('[data-testid=test-result][data-name="test_statement_example[repeated_word_is_clipped]"]')
     text = item.text_content()
-    assert "meteor_score(\"the cat\", \"the the the cat\")" in text
+    assert 'meteor_score("the cat", "the the the cat")' in text
     assert "0.455" in text and "0.5" in text and "computing the cat" in text
 
 
@@ -250,7 +255,10 @@ def test_ctrl_enter_runs_the_tests(page):
 
 
 def test_try_it_runs_the_students_function_and_draws_the_reference_breakdown(page):
-    page.evaluate("(src) => window.kit.setCode(src)", REFERENCE.replace("    return explain(", "    print('hello from try')\n    return explain("))
+    page.evaluate(
+        "(src) => window.kit.setCode(src)",
+        REFERENCE.replace("    return explain(", "    print('hello from try')\n    return explain("),
+    )
     page.click("[data-testid=try-tab]")
     page.select_option("[data-testid=try-example]", label="worked example")
     svg = page.locator("[data-testid=breakdown]")
@@ -302,6 +310,7 @@ def test_the_draft_survives_a_reload_and_reset_asks_first(page):
 
 
 # ---- runs that cannot go wrong ----------------------------------------------------------
+
 
 def start_run(page: Page, code: str) -> None:
     """Start Run tests from the button, and wait until a test is running."""
@@ -370,6 +379,7 @@ def test_running_out_of_memory_is_reported_and_the_next_run_works(page):
 
 # ---- messages for beginners ---------------------------------------------------------------
 
+
 def advice_shown(page: Page) -> str:
     return page.text_content("[data-testid=advice]")
 
@@ -383,7 +393,10 @@ def test_input_is_explained_once_in_a_plain_sentence(page):
 
 
 def test_a_missing_return_is_named_and_not_blamed_on_a_rule(page):
-    code = REFERENCE.replace('    return explain(reference, candidate, alpha, beta, gamma)["score"]', '    explain(reference, candidate, alpha, beta, gamma)["score"]')
+    code = REFERENCE.replace(
+        '    return explain(reference, candidate, alpha, beta, gamma)["score"]',
+        '    explain(reference, candidate, alpha, beta, gamma)["score"]',
+    )
     assert code != REFERENCE
     report = run_tests(page, code)
     assert any("returned None" in a and "return" in a for a in report["advice"])
@@ -392,7 +405,9 @@ def test_a_missing_return_is_named_and_not_blamed_on_a_rule(page):
 
 
 def test_a_module_outside_the_standard_library_is_named(page):
-    report = run_tests(page, "import numpy as np\n\ndef meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n    return 0.5\n")
+    report = run_tests(
+        page, "import numpy as np\n\ndef meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n    return 0.5\n"
+    )
     assert any("standard library" in a and "numpy" in a for a in report["advice"])
     # The load error is said once, above the cards, not on each of them.
     assert page.locator("[data-testid=test-result]", has_text="ModuleNotFoundError").count() == 0
@@ -403,13 +418,19 @@ def test_a_load_error_is_shown_once_and_its_line_link_jumps_there(page):
     report = run_tests(page, "x = 1\n\ndef meteor_score(reference, candidate)\n    return 0.5\n")
     assert report["status"] == "error"
     assert page.locator("[data-testid=test-result]", has_text="syntax error").count() == 0
-    assert page.locator("[data-testid=summary]", has_text="syntax error").count() + page.locator("[data-testid=advice]", has_text="syntax error").count() >= 1
+    assert (
+        page.locator("[data-testid=summary]", has_text="syntax error").count()
+        + page.locator("[data-testid=advice]", has_text="syntax error").count()
+        >= 1
+    )
     page.locator("#panel-results .line-link").first.click()
     assert page.text_content(".cm-activeLine") == "def meteor_score(reference, candidate)"
 
 
 def test_an_endless_loop_at_the_top_level_ran_out_of_time_while_loading(page):
-    report = run_tests(page, "while True:\n    pass\n\ndef meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n    return 0.5\n")
+    report = run_tests(
+        page, "while True:\n    pass\n\ndef meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n    return 0.5\n"
+    )
     assert any("ran out of time while loading" in a for a in report["advice"])
     assert "KeyboardInterrupt" not in advice_shown(page)
     wait_ready(page)
@@ -436,11 +457,14 @@ def test_a_bom_set_or_typed_into_the_editor_is_removed(page):
 
 # ---- keyboard, screen readers, axe ----------------------------------------------------------
 
+
 def axe_violations(page: Page) -> list[str]:
     page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")  # let layout settle
     if not page.evaluate("typeof window.axe !== 'undefined'"):
         page.add_script_tag(path=str(AXE))
-    found = page.evaluate("async () => (await axe.run(document)).violations.map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`)")
+    found = page.evaluate(
+        "async () => (await axe.run(document)).violations.map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`)"
+    )
     return found
 
 
@@ -503,6 +527,7 @@ def test_the_tabs_follow_the_aria_pattern(page):
 
 # ---- try it ---------------------------------------------------------------------------------
 
+
 def test_try_it_checks_its_inputs_against_the_statement(page):
     page.evaluate("(src) => window.kit.setCode(src)", REFERENCE)
     page.click("[data-testid=try-tab]")
@@ -513,7 +538,11 @@ def test_try_it_checks_its_inputs_against_the_statement(page):
     page.fill("[data-testid=try-gamma]", "5")
     page.click("[data-testid=try-run]")
     errors = page.text_content("[data-testid=try-errors]")
-    assert "alpha must be between 0 and 1" in errors and "beta must be greater than 0" in errors and "gamma must be between 0 and 1" in errors
+    assert (
+        "alpha must be between 0 and 1" in errors
+        and "beta must be greater than 0" in errors
+        and "gamma must be between 0 and 1" in errors
+    )
     assert page.text_content("[data-testid=try-result]") == ""
     # Empty means the default, said in the echo of the call.
     page.fill("[data-testid=try-alpha]", "")
@@ -526,12 +555,15 @@ def test_try_it_checks_its_inputs_against_the_statement(page):
     long = " ".join(["word"] * 5000)
     page.fill("[data-testid=try-reference]", long)
     page.click("[data-testid=try-run]")
-    page.wait_for_function("document.querySelector('[data-testid=try-result] .call') && document.querySelector('[data-testid=try-result] .call').textContent.includes('characters in all')")
+    page.wait_for_function(
+        "document.querySelector('[data-testid=try-result] .call') && document.querySelector('[data-testid=try-result] .call').textContent.includes('characters in all')"
+    )
     assert len(page.text_content("[data-testid=try-result] .call")) < 600
     page.click("#tab-results")
 
 
 # ---- reflow ---------------------------------------------------------------------------------
+
 
 def centre_is_itself(page: Page, selector: str) -> bool:
     return page.evaluate(
@@ -612,6 +644,7 @@ def test_two_tabs_keep_one_draft(page):
 
 # ---- offline --------------------------------------------------------------------------------
 
+
 def test_with_the_server_gone_a_reload_a_run_and_a_restart_work(browser, tmp_path):
     site = tmp_path / "site"
     shutil.copytree(built_site(), site)
@@ -641,7 +674,9 @@ def test_with_the_server_gone_a_reload_a_run_and_a_restart_work(browser, tmp_pat
         server, url2 = serve.serve_in_thread(site, port=int(urlsplit(url).port))
         page.reload()
         page.evaluate("window.kit.ready")
-        page.wait_for_function("caches.keys().then((k) => k.length === 1 && k[0] === 'meteor-kit-0123456789abcdef')", timeout=60_000)
+        page.wait_for_function(
+            "caches.keys().then((k) => k.length === 1 && k[0] === 'meteor-kit-0123456789abcdef')", timeout=60_000
+        )
         server.shutdown()
         server.server_close()
     finally:

@@ -8,7 +8,6 @@ answers to calls it never made, and never wait on the submission past its time l
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -16,11 +15,10 @@ import threading
 import time
 
 import pytest
-
-from grader.sandbox.host import SandboxedSubmission
-from grader.core.submission import SubmissionError
-
 from conftest import KIT_ROOT
+
+from grader.core.submission import SubmissionError
+from grader.sandbox.host import SandboxedSubmission
 
 # The jail child's own variables, from any frame below its loop: the pipes and the request.
 CHILD_LOCALS = (
@@ -116,8 +114,11 @@ def test_a_forged_answer_longer_than_the_child_ever_sends_is_malformed(field, va
         # The current request's number, one answer too many: the next call finds it.
         ("more answers than calls", "forge(str(child()['request']['seq']) + ' f:0.75\\n')"),
         # Answers to the next requests, guessed and written ahead by a helper thread.
-        ("written ahead", "(lambda fd: threading.Thread(target=lambda: [time.sleep(0.2), "
-                          "forge(''.join(f'{s} f:0.5\\n' for s in range(1, 50)), fd)]).start())(child()['resp_w'])"),
+        (
+            "written ahead",
+            "(lambda fd: threading.Thread(target=lambda: [time.sleep(0.2), "
+            "forge(''.join(f'{s} f:0.5\\n' for s in range(1, 50)), fd)]).start())(child()['resp_w'])",
+        ),
     ],
 )
 def test_an_answer_to_a_call_never_made_is_malformed(how, code):
@@ -194,7 +195,9 @@ def test_grading_a_submission_that_stops_reading_ends_within_its_budget(tmp_path
 
 # ---------------------------------------------------------------- memory
 
-FLOOD = CHILD_LOCALS + """
+FLOOD = (
+    CHILD_LOCALS
+    + """
 n = [0]
 def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):
     n[0] += 1
@@ -211,6 +214,7 @@ def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):
         time.sleep(0.05)  # the forged line is read before the child's own
     return 0.5
 """
+)
 
 PEAK = """
 import json, resource, sys
@@ -232,8 +236,13 @@ print(json.dumps(peaks))
 def worker_peaks(tmp_path, files: dict[str, str]) -> dict:
     for name, text in files.items():
         (tmp_path / f"{name}.py").write_text(text)
-    run = subprocess.run([sys.executable, "-c", PEAK, *(str(tmp_path / f"{n}.py") for n in files)],
-                         capture_output=True, text=True, timeout=600, cwd=KIT_ROOT)
+    run = subprocess.run(
+        [sys.executable, "-c", PEAK, *(str(tmp_path / f"{n}.py") for n in files)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=KIT_ROOT,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     return json.loads(run.stdout.splitlines()[-1])
 
@@ -241,7 +250,7 @@ def worker_peaks(tmp_path, files: dict[str, str]) -> dict:
 def test_a_grading_worker_stays_small_whatever_a_submission_writes_on_the_answer_pipe(tmp_path):
     reference = (KIT_ROOT / "solutions" / "reference.py").read_text()
     peaks = worker_peaks(tmp_path, {"reference": reference, "flood": FLOOD, "after": reference})
-    (before, _), (flooded, passed), (after, again) = peaks["reference"], peaks["flood"], peaks["after"]
+    (before, _), (flooded, passed), (_, again) = peaks["reference"], peaks["flood"], peaks["after"]
     print(f"worker peak RSS: {before} MB after the reference, {flooded} MB after the flood")
     # 48 MiB in one line and 150 answers of 1 MiB reached the pipe; a few MB may be the memo's new paths.
     assert flooded - before < 30, peaks

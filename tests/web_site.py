@@ -40,9 +40,7 @@ def fingerprints(secret: Path, shipped: list[Path], min_length: int = 20) -> lis
     """Lines of `secret` long enough to be its own, that no file meant to be shipped contains."""
     public = b"\n".join(p.read_bytes() for p in shipped)
     lines = {line.strip() for line in secret.read_bytes().splitlines()}
-    return sorted(
-        line for line in lines if len(line) >= min_length and not line.startswith(b"#") and line not in public
-    )
+    return sorted(line for line in lines if len(line) >= min_length and not line.startswith(b"#") and line not in public)
 
 
 def leaks(site: Path, prints: list[bytes]) -> list[str]:
@@ -76,7 +74,10 @@ def start_cpython(paths: list[Path]) -> subprocess.Popen:
     """Runs the browser tiers on each file under CPython, like the page does; JSON lines out."""
     return subprocess.Popen(
         [sys.executable, "-c", CPYTHON_DRIVER, *map(str, paths)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
     )
 
 
@@ -84,7 +85,10 @@ def start_pyodide(site: Path, paths: list[Path]) -> subprocess.Popen:
     """The same, under Pyodide in Node, with the built site's runtime, wheels and page_session."""
     return subprocess.Popen(
         ["node", str(ROOT / "web" / "tools" / "run-node.mjs"), str(site), *map(str, paths)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT / "web",
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT / "web",
     )
 
 

@@ -1,8 +1,14 @@
 """copydetect on every pair of a folder: PYTHON run_copydetect.py FOLDER OUT.json (PYTHON with copydetect installed)."""
-import json, sys, time, itertools
+
+import itertools
+import json
+import sys
+import time
 from pathlib import Path
+
 t0 = time.monotonic()
 from copydetect import CodeFingerprint, compare_files
+
 folder = Path(sys.argv[1])
 files = sorted(folder.glob("*.py"))
 t1 = time.monotonic()
@@ -13,4 +19,4 @@ for a, b in itertools.combinations(sorted(fps), 2):
     pairs[f"{a}|{b}"] = max(sa, sb)
 t2 = time.monotonic()
 json.dump(pairs, open(sys.argv[2], "w"))
-print(f"copydetect: import {t1-t0:.2f}s, {len(files)} files, fingerprint+compare {t2-t1:.2f}s")
+print(f"copydetect: import {t1 - t0:.2f}s, {len(files)} files, fingerprint+compare {t2 - t1:.2f}s")

@@ -103,8 +103,11 @@ def export(out: Path) -> None:
     pins = requirements()  # before the zip is opened: a refusal leaves no half-written file
     out.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, text, mode in (("setup.sh", SETUP_SH, 0o755), ("run_autograder", RUN_AUTOGRADER, 0o755),
-                                 ("requirements.txt", pins, 0o644)):
+        for name, text, mode in (
+            ("setup.sh", SETUP_SH, 0o755),
+            ("run_autograder", RUN_AUTOGRADER, 0o755),
+            ("requirements.txt", pins, 0o644),
+        ):
             info = zipfile.ZipInfo(name)
             info.external_attr = (stat.S_IFREG | mode) << 16
             zf.writestr(info, text)
@@ -180,10 +183,13 @@ def pick(specs: list, function: str, folder: Path) -> tuple[object | None, str]:
         return defining[0], ""
     names = ", ".join(_shown(s.path, folder) for s in (defining or files)) or "no readable file"
     if defining:
-        return None, (f"Several of your files define {function}: {names}. "
-                      f"Upload only the one to grade, or rename the function in the others.")
-    return None, (f"None of your files defines {function} (found: {names}). "
-                  f"Upload the .py or .ipynb file with `def {function}(...)`.")
+        return None, (
+            f"Several of your files define {function}: {names}. "
+            f"Upload only the one to grade, or rename the function in the others."
+        )
+    return None, (
+        f"None of your files defines {function} (found: {names}). Upload the .py or .ipynb file with `def {function}(...)`."
+    )
 
 
 def _shown(path: Path, folder: Path) -> str:
@@ -208,6 +214,7 @@ def defines(path: Path, function: str) -> bool:
         data = f.read(MAX_READ)
     if path.suffix == ".ipynb":
         from grader.core.notebook import NotebookError, extract
+
         try:
             data = extract(data.decode("utf-8", "replace")).source.encode("utf-8")
         except NotebookError:
@@ -242,8 +249,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     except ExportError as exc:
         print(f"meteor-kit export-gradescope: {exc}", file=sys.stderr)
         return 2
-    print(f"wrote {args.out}: upload it as the autograder of a Gradescope programming assignment "
-          "(Ubuntu 22.04 base image); see docs/gradescope.md")
+    print(
+        f"wrote {args.out}: upload it as the autograder of a Gradescope programming assignment "
+        "(Ubuntu 22.04 base image); see docs/gradescope.md"
+    )
     return 0
 
 

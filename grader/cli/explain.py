@@ -20,7 +20,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     else:  # taken, so the command says why it cannot explain rather than what it does not expect
         parser.add_argument("inputs", nargs="*", help=argparse.SUPPRESS)
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="colour the output (default: auto)")
-    parser.add_argument("--exercise", metavar="DIR", help="the exercise folder (problem/, solutions/, hidden_tests/); default: the kit's own")
+    parser.add_argument(
+        "--exercise", metavar="DIR", help="the exercise folder (problem/, solutions/, hidden_tests/); default: the kit's own"
+    )
     parser.set_defaults(func=cmd_explain)
 
 
@@ -29,8 +31,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
     seam = exercise.load().module("explain")
     if seam is None:
-        print(f"meteor-kit explain: the exercise {exercise.load().id!r} has no explain ([seam] explain in exercise.toml)",
-              file=sys.stderr)
+        print(
+            f"meteor-kit explain: the exercise {exercise.load().id!r} has no explain ([seam] explain in exercise.toml)",
+            file=sys.stderr,
+        )
         return 2
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
     try:

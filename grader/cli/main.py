@@ -8,13 +8,12 @@ import json
 import os
 import stat
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
-from grader.core import exercise
-from grader.core import runner
-from grader.judging.grade import _positive_float
+from grader.core import exercise, runner
 from grader.core.safe_text import clean, for_terminal
+from grader.judging.grade import _positive_float
 from grader.reports.terminal import render_report
 
 
@@ -73,15 +72,16 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def _sandbox_factory(path: Path | None, prepared, ex: exercise.Exercise, budget: float, made: list) -> Callable[[], object]:
     """Builds the jailed submission from the code as read, or raises LoadError with the reason."""
-    from grader.sandbox.host import SandboxedSubmission
     from grader.core.submission import LoadError
+    from grader.sandbox.host import SandboxedSubmission
 
     def make() -> object:
         if prepared.problem:
             raise LoadError(prepared.problem)
         try:
-            box = SandboxedSubmission(path, ex.function, ex.call_timeout, source=prepared.source,
-                                      filename=prepared.filename, budget=budget)
+            box = SandboxedSubmission(
+                path, ex.function, ex.call_timeout, source=prepared.source, filename=prepared.filename, budget=budget
+            )
             made.append(box)
             return box
         except LoadError as exc:
@@ -111,13 +111,21 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("path", type=_existing_file, help="the submission: a .py file or an .ipynb notebook")
     check.add_argument("--tiers", help="comma-separated tiers to run (default: all)")
     check.add_argument("--json", action="store_true", help="print the JSON report instead")
-    check.add_argument("--no-sandbox", action="store_true",
-                       help="where no isolation works (not root, no usable bubblewrap), run it anyway, NOT isolated")
-    check.add_argument("--budget", type=_positive_float, default=exercise.load().budget,
-                       help=f"seconds the submission may use in all (default {exercise.load().budget:g}, as grade); "
-                       "the tests after that are reported not run")
-    check.add_argument("--exercise", metavar="DIR",
-                       help="the exercise folder (problem/, solutions/, hidden_tests/); default: the kit's own")
+    check.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="where no isolation works (not root, no usable bubblewrap), run it anyway, NOT isolated",
+    )
+    check.add_argument(
+        "--budget",
+        type=_positive_float,
+        default=exercise.load().budget,
+        help=f"seconds the submission may use in all (default {exercise.load().budget:g}, as grade); "
+        "the tests after that are reported not run",
+    )
+    check.add_argument(
+        "--exercise", metavar="DIR", help="the exercise folder (problem/, solutions/, hidden_tests/); default: the kit's own"
+    )
     check.set_defaults(func=cmd_check)
 
     for module in SUBCOMMAND_MODULES:

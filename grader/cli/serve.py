@@ -46,7 +46,7 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         self.send_header("Cache-Control", "no-cache")
         super().end_headers()
 
-    def log_message(self, format: str, *args) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args) -> None:
         if not getattr(self.server, "quiet", False):
             super().log_message(format, *args)
 
@@ -91,6 +91,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     parser.add_argument("--dir", default=str(web_build.DEFAULT_OUT), help="the site to serve (built there if needed)")
     parser.add_argument("--rebuild", action="store_true", help="build the site even if it is up to date")
-    parser.add_argument("--exercise", metavar="DIR",
-                        help="the exercise folder (problem/, solutions/, hidden_tests/); default: the kit's own")
+    parser.add_argument(
+        "--exercise", metavar="DIR", help="the exercise folder (problem/, solutions/, hidden_tests/); default: the kit's own"
+    )
     parser.set_defaults(func=cmd_serve)

@@ -112,7 +112,7 @@ def run(cmd: list[str], cwd: Path = WEB, **kwargs: Any) -> subprocess.CompletedP
     try:
         return subprocess.run(cmd, cwd=cwd, check=True, **kwargs)
     except FileNotFoundError:
-        raise SystemExit(f"build-web: {cmd[0]} is not installed (Node.js 20 and npm are needed to build the page)")
+        raise SystemExit(f"build-web: {cmd[0]} is not installed (Node.js 20 and npm are needed to build the page)") from None
     except subprocess.CalledProcessError as exc:
         detail = (exc.stderr or "")[-2000:] if isinstance(exc.stderr, str) else ""
         raise SystemExit(f"build-web: this step failed: {' '.join(cmd)}\n{detail}") from None
@@ -136,9 +136,29 @@ def wheels() -> Path:
         tmp = dest.with_suffix(".tmp")
         shutil.rmtree(tmp, ignore_errors=True)
         run(
-            [sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check", "--no-deps",
-             "--require-hashes", "-r", str(lock), "--only-binary=:all:", "--python-version", "3.14",
-             "--platform", "any", "--implementation", "py", "--abi", "none", "-d", str(tmp)],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "-q",
+                "--disable-pip-version-check",
+                "--no-deps",
+                "--require-hashes",
+                "-r",
+                str(lock),
+                "--only-binary=:all:",
+                "--python-version",
+                "3.14",
+                "--platform",
+                "any",
+                "--implementation",
+                "py",
+                "--abi",
+                "none",
+                "-d",
+                str(tmp),
+            ],
             cwd=ROOT,
             capture_output=True,
             text=True,
@@ -223,11 +243,7 @@ def page_data() -> dict[str, Any]:
         "starter": (EX_ROOT / "problem" / "starter.py").read_text(encoding="utf-8"),
         "testTimeout": ex.browser_test_timeout,
         "runBudget": run_budget(),
-        "tiers": {
-            name: {"points": t.points, "description": t.description}
-            for name, t in ex.tiers.items()
-            if t.browser
-        },
+        "tiers": {name: {"points": t.points, "description": t.description} for name, t in ex.tiers.items() if t.browser},
         "examples": tries,
     }
 
@@ -237,8 +253,20 @@ def bundle(out: Path) -> None:
     common = ["--bundle", "--format=esm", "--minify", "--target=es2022", "--log-level=warning"]
     run([esbuild, "src/main.js", f"--outfile={out / 'app.js'}", f"--alias:exercise-widget={WIDGET}", *common])
     run([esbuild, "src/worker.js", f"--outfile={out / 'worker.js'}", "--external:./pyodide/*", *common])
-    run([esbuild, "src/style.css", f"--outfile={out / 'app.css'}", "--bundle", "--minify", "--log-level=warning",
-         "--loader:.woff2=file", "--loader:.woff=file", "--loader:.ttf=file", "--asset-names=fonts/[name]"])
+    run(
+        [
+            esbuild,
+            "src/style.css",
+            f"--outfile={out / 'app.css'}",
+            "--bundle",
+            "--minify",
+            "--log-level=warning",
+            "--loader:.woff2=file",
+            "--loader:.woff=file",
+            "--loader:.ttf=file",
+            "--asset-names=fonts/[name]",
+        ]
+    )
 
 
 def index_html(data: dict[str, Any]) -> str:
@@ -249,9 +277,7 @@ def index_html(data: dict[str, Any]) -> str:
     # In a <script> element, only "</" could end it early.
     payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
     return (
-        template.replace("{{title}}", html.escape(data["title"]))
-        .replace("{{statement}}", statement)
-        .replace("{{data}}", payload)
+        template.replace("{{title}}", html.escape(data["title"])).replace("{{statement}}", statement).replace("{{data}}", payload)
     )
 
 
@@ -309,6 +335,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser("build-web", help="build the student's page as a static site")
     parser.add_argument("--out", default=str(DEFAULT_OUT), help=f"where to write it (default: {DEFAULT_OUT.relative_to(ROOT)})")
     parser.add_argument("--if-needed", action="store_true", help="build only if an input changed since the last build")
-    parser.add_argument("--exercise", metavar="DIR",
-                        help="the exercise folder (problem/, solutions/, hidden_tests/); default: the kit's own")
+    parser.add_argument(
+        "--exercise", metavar="DIR", help="the exercise folder (problem/, solutions/, hidden_tests/); default: the kit's own"
+    )
     parser.set_defaults(func=cmd_build_web)

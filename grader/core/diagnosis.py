@@ -19,7 +19,8 @@ is {"type": name}.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 TOLERANCE = 1e-9  # two ways of computing the same rounded score agree to far better than this
 
@@ -87,7 +88,7 @@ def run_probes(submission: Any, table: dict, normalizer: Callable[[Any], Any] | 
     for probe in table["probes"]:
         try:
             value = function(*probe["args"], **probe["kwargs"])
-        except Exception as exc:  # noqa: BLE001 - any failure is an answer here
+        except Exception as exc:
             outputs.append(error_marker(exc))
         else:
             outputs.append(as_data(value))
@@ -203,8 +204,9 @@ def full_text(diagnosis: dict) -> str:
     return f"{diagnosis['message']} For example, {diagnosis['example']}."
 
 
-def diagnose(submission: Any, table: dict, tests: list[dict] | None = None,
-             normalizer: Callable[[Any], Any] | None = None) -> dict | None:
+def diagnose(
+    submission: Any, table: dict, tests: list[dict] | None = None, normalizer: Callable[[Any], Any] | None = None
+) -> dict | None:
     """Probe `submission` and name its mistake; `tests` are its test results (examples and properties are quoted)."""
     found = run_probes(submission, table, normalizer)
     return diagnose_outputs(found, table, failing_calls(tests or [], table["function"]))

@@ -8,7 +8,7 @@ import os
 import sys
 import tomllib
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -88,7 +88,7 @@ def _signature_call(signature: str) -> ast.Call:
     return node
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load_module(path: Path, name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
@@ -100,8 +100,7 @@ def _load_module(path: Path, name: str) -> ModuleType:
 def parse(data: dict, root: Path = KIT_ROOT) -> Exercise:
     limits = data["limits"]
     tiers = {
-        name: Tier(name, float(t["points"]), bool(t["browser"]), t.get("description", ""))
-        for name, t in data["tiers"].items()
+        name: Tier(name, float(t["points"]), bool(t["browser"]), t.get("description", "")) for name, t in data["tiers"].items()
     }
     unknown = set(tiers) - set(TIERS)
     if unknown:
@@ -137,7 +136,7 @@ def load(path: Path | None = None) -> Exercise:
     return _load(path or exercise_root() / "problem" / "exercise.toml")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load(path: Path) -> Exercise:
     with open(path, "rb") as f:
         return parse(tomllib.load(f), Path(path).resolve().parent.parent)

@@ -5,18 +5,18 @@ from __future__ import annotations
 import io
 import re
 import time
+from collections.abc import Callable
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import hypothesis
 import pytest
 
-from grader.core import exercise
-from grader.core import scoring
+from grader.core import exercise, scoring
 from grader.core.checks import WrongAnswer
-from grader.core.submission import LoadError, SubmissionError, Submission
+from grader.core.submission import LoadError, Submission, SubmissionError
 
 OUTPUT_LIMIT = 500
 
@@ -24,7 +24,6 @@ OUTPUT_LIMIT = 500
 def hidden_tests_dir() -> Path:
     """The exercise's hidden_tests/ folder."""
     return exercise.load().root / "hidden_tests"
-
 
 
 @dataclass
@@ -123,9 +122,7 @@ class Collector:
             output = truncate(report.capstdout + report.capstderr)
             points = self.points.get(tier, 0.0)
             name = item.name if tier != "hidden" else item.name.split("[")[0] + _param_id(item)
-            self.results.append(
-                TestResult(name, tier, status, message, output, points if status == "pass" else 0.0, points)
-            )
+            self.results.append(TestResult(name, tier, status, message, output, points if status == "pass" else 0.0, points))
 
 
 def _param_id(item: pytest.Item) -> str:
@@ -182,7 +179,16 @@ def run(
     tiers = tiers or tuple(ex.tiers)
     collector = Collector({t: ex.tiers[t].points for t in ex.tiers})
     provider = SubmissionProvider(factory)
-    args = [str(tests_dir or hidden_tests_dir()), "-q", "-p", "no:cacheprovider", "--tiers", ",".join(tiers), "-o", "console_output_style=classic"]
+    args = [
+        str(tests_dir or hidden_tests_dir()),
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--tiers",
+        ",".join(tiers),
+        "-o",
+        "console_output_style=classic",
+    ]
     # Verdicts come from the exceptions, not pytest's report text: a native traceback spares
     # parsing the source of every frame of every failure (a failing submission ran 3x slower),
     # and unraisableexception runs full garbage collections each session.

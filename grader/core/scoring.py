@@ -16,9 +16,10 @@ all counts as passed there, so the page shows the most the visible tests can ear
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Protocol, Sequence, TypeVar
+from functools import cache
+from typing import Protocol, TypeVar
 
 from grader.core import exercise
 
@@ -60,7 +61,7 @@ def parse(ex: exercise.Exercise) -> Policy:
     )
 
 
-@lru_cache(maxsize=None)
+@cache
 def policy() -> Policy:
     return parse(exercise.load())
 
@@ -68,7 +69,7 @@ def policy() -> Policy:
 def key(tier: str, name: str) -> str:
     """How the policy names a test: "hidden-uppercase_reference", "properties-case_does_not_change_the_score"."""
     if name.endswith("]") and "[" in name:
-        return f"{tier}-{name[name.index('[') + 1:-1]}"
+        return f"{tier}-{name[name.index('[') + 1 : -1]}"
     return f"{tier}-{name.removeprefix('test_')}"
 
 
@@ -92,7 +93,8 @@ def points(tests: Sequence[Verdict], rules: Policy | None = None) -> list[tuple[
     # The rules with a paid test that no constant passes: their constant-passable tests pay too.
     shown = [t for t in tests if t.tier in rules.visible]
     earned_rules = {
-        rules.rule_of[k] for t in shown
+        rules.rule_of[k]
+        for t in shown
         if (k := key(t.tier, t.name)) in rules.rule_of and k not in rules.constant_passes and holds(t)
     }
     result = []

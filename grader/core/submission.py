@@ -94,7 +94,7 @@ class LocalSubmission(CallsByName):
         sys.modules["submission"] = module
         try:
             exec(code, namespace)
-        except BaseException as exc:  # noqa: BLE001 - any failure at import is the student's
+        except BaseException as exc:
             raise LoadError(f"running the file failed: {student_traceback(exc, filename)}") from None
         finally:
             if previous is None:
@@ -113,7 +113,7 @@ class LocalSubmission(CallsByName):
             return self._function(*args, **kwargs)
         except KeyboardInterrupt:
             raise SubmissionError("timeout", "the call was interrupted: it ran past the time limit") from None
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             raise SubmissionError(
                 "exception",
                 f"{self.function} raised {type(exc).__name__}: {exc}",

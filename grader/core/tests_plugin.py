@@ -5,8 +5,7 @@ Each exercise's hidden_tests/conftest.py takes it whole: `from grader.core.tests
 
 from __future__ import annotations
 
-__all__ = ["pytest_addoption", "pytest_configure", "pytest_collection_modifyitems", "submission",
-           "pytest_runtest_makereport"]
+__all__ = ["pytest_addoption", "pytest_configure", "pytest_collection_modifyitems", "submission", "pytest_runtest_makereport"]
 
 
 import pytest

@@ -18,9 +18,9 @@ import stat
 import tempfile
 import zipfile
 import zlib
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterator
 
 MAX_MEMBERS = 20_000
 MAX_TOTAL = 1_000_000_000  # bytes once unpacked, all members together
@@ -145,11 +145,14 @@ def _plan(members: list[zipfile.ZipInfo]) -> tuple[list[tuple[zipfile.ZipInfo, t
             plan.append((info, parts + ("",)))
             continue
         if info.file_size > MAX_MEMBER:
-            raise ArchiveError(f"member {shown} unpacks to {info.file_size} bytes; "
-                               f"at most {MAX_MEMBER} are allowed (a zip bomb?)")
+            raise ArchiveError(
+                f"member {shown} unpacks to {info.file_size} bytes; at most {MAX_MEMBER} are allowed (a zip bomb?)"
+            )
         if info.file_size > RATIO_FROM and info.file_size > MAX_RATIO * max(info.compress_size, 1):
-            raise ArchiveError(f"member {shown} unpacks to {info.file_size // max(info.compress_size, 1)} times its "
-                               f"packed size; at most {MAX_RATIO} is allowed (a zip bomb?)")
+            raise ArchiveError(
+                f"member {shown} unpacks to {info.file_size // max(info.compress_size, 1)} times its "
+                f"packed size; at most {MAX_RATIO} is allowed (a zip bomb?)"
+            )
         total += info.file_size
         if total > MAX_TOTAL:
             raise ArchiveError(f"the zip unpacks to more than {MAX_TOTAL} bytes (a zip bomb?)")

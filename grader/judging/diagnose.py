@@ -13,7 +13,7 @@ import io
 import json
 import time
 from dataclasses import asdict, dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from grader.core import diagnosis as diagnosis_core
@@ -23,6 +23,7 @@ from grader.core.submission import CallsByName, SubmissionError
 TABLE_VERSION = 2  # 2: probes are {"args", "kwargs", "origin"}, and the table names the function
 MAX_TIMEOUTS = 2  # past this, a submission that hangs would spend minutes on probes that teach nothing
 
+
 def _load(path, name: str):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
@@ -30,7 +31,7 @@ def _load(path, name: str):
     return module
 
 
-@lru_cache(maxsize=None)
+@cache
 def reference_module():
     ex = exercise.load()
     return _load(ex.root / "solutions" / "reference.py", f"_exercise_{ex.id}_reference")
@@ -51,8 +52,10 @@ def value_normalize():
 
 def probes() -> list[dict]:
     """{"args", "kwargs", "origin"} for each probe: the exercise's own inputs and its statement's examples."""
-    return [{"args": list(p["args"]), "kwargs": dict(p.get("kwargs", {})), "origin": p.get("origin", "probe")}
-            for p in trusted().probes()]
+    return [
+        {"args": list(p["args"]), "kwargs": dict(p.get("kwargs", {})), "origin": p.get("origin", "probe")}
+        for p in trusted().probes()
+    ]
 
 
 # The table is a pure function of these files. Building it runs every model on every probe
@@ -65,12 +68,18 @@ def table_sources() -> list:
     """The files the table depends on: the engine's diagnosis and the exercise's seam, reference and examples."""
     ex = exercise.load()
     seam = [ex.path(part) for part in ("values", "trusted") if ex.path(part) is not None]
-    return ([exercise.ENGINE_ROOT / name for name in ENGINE_SOURCES] + seam
-            + [ex.root / "problem" / "exercise.toml", ex.root / "solutions" / "reference.py",
-               ex.root / "hidden_tests" / "test_examples.py"])
+    return (
+        [exercise.ENGINE_ROOT / name for name in ENGINE_SOURCES]
+        + seam
+        + [
+            ex.root / "problem" / "exercise.toml",
+            ex.root / "solutions" / "reference.py",
+            ex.root / "hidden_tests" / "test_examples.py",
+        ]
+    )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _table() -> dict:
     digest = hashlib.sha256()
     for path in table_sources():
@@ -99,8 +108,13 @@ def _build_table() -> dict:
 
 
 def _entry(model, table: dict) -> dict:
-    return {"id": model.id, "when": model.when, "section": model.section, "rule": model.rule,
-            "outputs": _compact(diagnosis_core.run_probes(model, table, value_normalize()))}
+    return {
+        "id": model.id,
+        "when": model.when,
+        "section": model.section,
+        "rule": model.rule,
+        "outputs": _compact(diagnosis_core.run_probes(model, table, value_normalize())),
+    }
 
 
 def _compact(outputs: list) -> list:
@@ -195,7 +209,15 @@ def diagnose_submission(submission: Any, tests: list[dict] | None = None, budget
     found = _diagnose_outputs(outputs, failing)
     if found is None:
         return None
-    return Diagnosis(found["mistake"], found["kind"], found["message"], found["example"], found["section"], found["rule"], found["explains_all"])
+    return Diagnosis(
+        found["mistake"],
+        found["kind"],
+        found["message"],
+        found["example"],
+        found["section"],
+        found["rule"],
+        found["explains_all"],
+    )
 
 
 def _probe_in_batches(sandbox: Any, table: dict, budget: float) -> list:
@@ -215,7 +237,7 @@ def _probe_in_batches(sandbox: Any, table: dict, budget: float) -> list:
         if timeouts > MAX_TIMEOUTS or time.monotonic() > deadline:
             outputs += [{"error": "not_run"}] * (len(calls) - len(outputs))
             break
-        answers = sandbox.evaluate(calls[len(outputs):])
+        answers = sandbox.evaluate(calls[len(outputs) :])
         for answer in answers:
             if time.monotonic() > deadline:
                 answers.close()  # the sandbox is closed after the diagnosis: its child goes with it
@@ -249,7 +271,9 @@ def diagnose_path(path, report, budget: float = 30.0) -> Diagnosis | None:
     from grader.sandbox.host import SandboxedSubmission
 
     ex = exercise.load()
-    return diagnose_made(lambda: SandboxedSubmission(path, ex.function, ex.call_timeout, source=read_source(path), budget=budget), report, budget)
+    return diagnose_made(
+        lambda: SandboxedSubmission(path, ex.function, ex.call_timeout, source=read_source(path), budget=budget), report, budget
+    )
 
 
 def diagnose_made(make, report, budget: float = 30.0) -> Diagnosis | None:

@@ -14,14 +14,15 @@ import dataclasses
 import importlib.util
 import os
 import stat
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
-from grader.core.submission import LoadError
 from grader.core.notebook import NotebookError, extract
 from grader.core.safe_text import for_terminal, path_text
+from grader.core.submission import LoadError
 
 MAX_BYTES = 1_000_000
 SUFFIXES = (".py", ".ipynb")
@@ -180,8 +181,12 @@ def _link_reason(dir_fd: int | None, name: str) -> str:
 
 
 def _kind_reason(mode: int) -> str:
-    kinds = [(stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
-             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")]
+    kinds = [
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ]
     kind = next((text for test, text in kinds if test(mode)), "not a regular file")
     return f"it is {kind}, not a regular file"
 
@@ -331,8 +336,10 @@ def decode_python(data: bytes) -> str:
 
 def _not_text(exc: UnicodeDecodeError) -> str:
     label = "UTF-8" if exc.encoding.replace("_", "-").startswith("utf-8") else exc.encoding
-    return (f"the file is not {label} text ({exc.reason} at byte {exc.start}); save it as UTF-8, "
-            "or declare its encoding on its first line (# -*- coding: latin-1 -*-)")
+    return (
+        f"the file is not {label} text ({exc.reason} at byte {exc.start}); save it as UTF-8, "
+        "or declare its encoding on its first line (# -*- coding: latin-1 -*-)"
+    )
 
 
 def read_source(path: Path) -> str:

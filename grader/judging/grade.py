@@ -14,25 +14,25 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
-from typing import Callable
 
 from grader.core import exercise, runner
+from grader.core.safe_text import clean, for_terminal, path_text
+from grader.core.submission import SUBMISSION_FILENAME, LoadError
 from grader.judging import passback, resume
-from grader.judging.memo import Memo, Profile, Recorder, Trace, confirm, full_run
 from grader.judging.archive import ArchiveError, is_zip, unpacked
 from grader.judging.discovery import SOURCE_LIMIT, Prepared, Spec, UsageError, discover, prepare  # noqa: F401 - discover: cli/autograder.py
 from grader.judging.intake import discover_all
 from grader.judging.lms import LAYOUTS
-from grader.judging.shard import in_shard, parse_shard
+from grader.judging.memo import Memo, Profile, Recorder, Trace, confirm, full_run
 from grader.judging.partial_run import Catalogue, catalogue, freeze_hypothesis_constants, run_tests
+from grader.judging.shard import in_shard, parse_shard
 from grader.reports.files import write_outputs
 from grader.reports.progress import Progress, summary
-from grader.core.safe_text import clean, for_terminal, path_text
 from grader.sandbox.host import ISOLATION_NOTES, Jail, SandboxedSubmission, enter_mode, unhide
-from grader.core.submission import SUBMISSION_FILENAME, LoadError
 
 # A worker that overruns its submission's budget by this much is killed (the grader's own safety net).
 GRACE = 60.0
@@ -85,9 +85,14 @@ class Grader:
             # One file name for every submission's tracebacks: a crash that two students share
             # then reads the same, and the memo can recognise it.
             sandbox = SandboxedSubmission(
-                spec.path, self.ex.function, self.settings.timeout,
-                source=prepared.source, filename=SUBMISSION_FILENAME, budget=self.settings.budget,
-                jail=self.jail, modules=prepared.modules,
+                spec.path,
+                self.ex.function,
+                self.settings.timeout,
+                source=prepared.source,
+                filename=SUBMISSION_FILENAME,
+                budget=self.settings.budget,
+                jail=self.jail,
+                modules=prepared.modules,
             )
             sandbox.on_slow = self.on_slow
         except LoadError as exc:
@@ -137,8 +142,9 @@ class Grader:
         ordered = [known.pop(n) for n in names if n in known] + list(known.values())
         return runner.Report(name, status, message, ordered), learned, remembered
 
-    def _run_for_real(self, sandbox: SandboxedSubmission, missing: list[str], known: dict[str, runner.TestResult],
-                      prefixes: dict | None) -> tuple[str, str, Recorder, list[runner.TestResult]]:
+    def _run_for_real(
+        self, sandbox: SandboxedSubmission, missing: list[str], known: dict[str, runner.TestResult], prefixes: dict | None
+    ) -> tuple[str, str, Recorder, list[runner.TestResult]]:
         """Run the `missing` tests through pytest in a fresh child; their verdicts go into `known`."""
         sandbox.restart()
         recorder = Recorder(sandbox, prefixes)
@@ -152,7 +158,8 @@ class Grader:
             for test in self.tests.template:
                 if test["name"] in missing and test["name"] not in known:
                     known[test["name"]] = runner.TestResult(
-                        **{**test, "status": "not_run", "message": spent, "output": "", "score": 0.0})
+                        **{**test, "status": "not_run", "message": spent, "output": "", "score": 0.0}
+                    )
         return outcome.status, outcome.message, recorder, outcome.tests
 
     def _as_a_full_run(self, sandbox: SandboxedSubmission, recorder: Recorder | None, missing: list[str]) -> bool:
@@ -237,7 +244,7 @@ def _worker(conn: Connection, settings: Settings, tests: Catalogue, core: int | 
                 grader.memo.learn(item)
             try:
                 result, new = grader.grade(spec)
-            except Exception as exc:  # noqa: BLE001 - the grader's own failure must not stop the class
+            except Exception as exc:
                 result, new = _grader_failed(spec.name, tests.template, f"{type(exc).__name__}: {exc}"), []
             conn.send((index, result, new))
     finally:
@@ -247,9 +254,19 @@ def _worker(conn: Connection, settings: Settings, tests: Catalogue, core: int | 
 def _grader_failed(name: str, template: list[dict], why: str) -> dict:
     message = f"the grader failed on this submission ({why}); grade it again or alone with meteor-kit check"
     tests = [{**t, "status": "not_run", "message": message, "output": "", "score": 0.0} for t in template]
-    return {"submission": name, "status": "error", "message": message, "tests": tests, "duration": 0.0,
-            "score": 0.0, "max_score": sum(t["max_score"] for t in tests), "passed": 0, "from_memo": 0,
-            "diagnosis": None, "source": None}
+    return {
+        "submission": name,
+        "status": "error",
+        "message": message,
+        "tests": tests,
+        "duration": 0.0,
+        "score": 0.0,
+        "max_score": sum(t["max_score"] for t in tests),
+        "passed": 0,
+        "from_memo": 0,
+        "diagnosis": None,
+        "source": None,
+    }
 
 
 def _recorded(result: dict, spec: Spec) -> dict:
@@ -266,10 +283,21 @@ def _recorded(result: dict, spec: Spec) -> dict:
 
 def _who(spec: Spec, note: str = "") -> dict:
     """The fields that say whose a result is: the file graded, the student, and any note on the pick."""
-    return {"path": spec.where or (path_text(str(spec.path)) if spec.path else ""),
-            "student": spec.student or {"name": None, "lms_id": None, "login": None, "email": None, "late": None,
-                                        "submitted_at": None, "layout": "folder", "path": spec.where or None},
-            "note": "; ".join(n for n in (spec.note, note) if n)}
+    return {
+        "path": spec.where or (path_text(str(spec.path)) if spec.path else ""),
+        "student": spec.student
+        or {
+            "name": None,
+            "lms_id": None,
+            "login": None,
+            "email": None,
+            "late": None,
+            "submitted_at": None,
+            "layout": "folder",
+            "path": spec.where or None,
+        },
+        "note": "; ".join(n for n in (spec.note, note) if n),
+    }
 
 
 def _helper_note(earlier: dict, spec: Spec) -> str:
@@ -284,9 +312,19 @@ NOT_GRADED = "not graded: the run was interrupted before this submission was gra
 def not_graded(name: str, template: list[dict]) -> dict:
     """The result of a submission the run never reached: no score, and a reason."""
     tests = [{**t, "status": "not_run", "message": NOT_GRADED, "output": "", "score": 0.0} for t in template]
-    return {"submission": name, "status": "not_graded", "message": NOT_GRADED, "tests": tests, "duration": 0.0,
-            "score": 0.0, "max_score": sum(t["max_score"] for t in tests), "passed": 0, "from_memo": 0,
-            "diagnosis": None, "source": None}
+    return {
+        "submission": name,
+        "status": "not_graded",
+        "message": NOT_GRADED,
+        "tests": tests,
+        "duration": 0.0,
+        "score": 0.0,
+        "max_score": sum(t["max_score"] for t in tests),
+        "passed": 0,
+        "from_memo": 0,
+        "diagnosis": None,
+        "source": None,
+    }
 
 
 class Interrupted(Exception):
@@ -344,7 +382,7 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
                 if not idle:
                     slots.append(slot)
                 index = pending.pop()
-                slot.task = (index, specs[index], [t for origin, t in traces[slot.seen:] if origin != slot.id])
+                slot.task = (index, specs[index], [t for origin, t in traces[slot.seen :] if origin != slot.id])
                 slot.seen = len(traces)
                 slot.since = time.monotonic()
                 slot.conn.send(slot.task)
@@ -410,33 +448,63 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
 def register(commands: argparse._SubParsersAction) -> None:
     ex = exercise.load()
     parser = commands.add_parser(
-        "grade", help="grade a class: every submission sandboxed, several at a time",
+        "grade",
+        help="grade a class: every submission sandboxed, several at a time",
         description="Grade every SUBMISSION (a .py file, an .ipynb notebook, or a directory of them) "
         "and write results.json, grades.csv and Gradescope results into --out.",
     )
     parser.add_argument("submissions", nargs="+", metavar="SUBMISSION")
-    parser.add_argument("--from", dest="layout", choices=LAYOUTS,
-                        help="the download's layout, when its detection is wrong (default: recognised from its names)")
+    parser.add_argument(
+        "--from",
+        dest="layout",
+        choices=LAYOUTS,
+        help="the download's layout, when its detection is wrong (default: recognised from its names)",
+    )
     parser.add_argument("--out", required=True, type=Path, help="directory for the output files")
-    parser.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1,
-                        help="submissions graded in parallel (default: the number of cores)")
-    parser.add_argument("--timeout", type=_positive_float, default=ex.call_timeout,
-                        help=f"seconds for one call into a submission (default {ex.call_timeout:g})")
-    parser.add_argument("--budget", type=_positive_float, default=ex.budget,
-                        help=f"seconds of wall time for one submission in all (default {ex.budget:g})")
-    parser.add_argument("--no-memo", dest="memo", action="store_false",
-                        help="run the tests in full for every submission, even one that behaves like an earlier one")
-    parser.add_argument("--no-sandbox", action="store_true",
-                        help="where no isolation works (not root, no usable bubblewrap), run the submissions "
-                        "anyway, NOT isolated; every output then says so")
-    parser.add_argument("--shard", type=parse_shard, metavar="K/N",
-                        help="grade only the Kth of N parts of the class (by a digest of each name); "
-                        "`meteor-kit merge` puts the parts' --out folders together")
-    parser.add_argument("--fresh", action="store_true",
-                        help="grade every submission again, even those unchanged since the last run into --out")
+    parser.add_argument(
+        "--jobs",
+        type=_positive_int,
+        default=os.cpu_count() or 1,
+        help="submissions graded in parallel (default: the number of cores)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_positive_float,
+        default=ex.call_timeout,
+        help=f"seconds for one call into a submission (default {ex.call_timeout:g})",
+    )
+    parser.add_argument(
+        "--budget",
+        type=_positive_float,
+        default=ex.budget,
+        help=f"seconds of wall time for one submission in all (default {ex.budget:g})",
+    )
+    parser.add_argument(
+        "--no-memo",
+        dest="memo",
+        action="store_false",
+        help="run the tests in full for every submission, even one that behaves like an earlier one",
+    )
+    parser.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="where no isolation works (not root, no usable bubblewrap), run the submissions "
+        "anyway, NOT isolated; every output then says so",
+    )
+    parser.add_argument(
+        "--shard",
+        type=parse_shard,
+        metavar="K/N",
+        help="grade only the Kth of N parts of the class (by a digest of each name); "
+        "`meteor-kit merge` puts the parts' --out folders together",
+    )
+    parser.add_argument(
+        "--fresh", action="store_true", help="grade every submission again, even those unchanged since the last run into --out"
+    )
     passback.add_options(parser)
-    parser.add_argument("--exercise", metavar="DIR",
-                        help="the exercise folder (problem/, solutions/, hidden_tests/); default: the kit's own")
+    parser.add_argument(
+        "--exercise", metavar="DIR", help="the exercise folder (problem/, solutions/, hidden_tests/); default: the kit's own"
+    )
     parser.set_defaults(func=cmd_grade)
 
 
@@ -468,8 +536,10 @@ def _check_out(out: Path, paths: list[str]) -> None:
     for text in paths:
         path = Path(text).resolve()
         if Path(text).is_dir() and (path == target or path in target.parents):
-            raise UsageError(f"--out {out} is inside the class folder {text}: a later run would grade "
-                             "its own output as students; choose an --out outside it")
+            raise UsageError(
+                f"--out {out} is inside the class folder {text}: a later run would grade "
+                "its own output as students; choose an --out outside it"
+            )
         for replaced in ("gradescope", "report"):  # each run replaces these folders whole
             if path == target / replaced or target / replaced in path.parents:
                 raise UsageError(f"{text} is inside {out / replaced}, which every run replaces; move it out of --out")
@@ -490,10 +560,16 @@ def _similar(results: list[dict]) -> tuple[list[dict] | None, str]:
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
-    fake = next((text for text in args.submissions if text.lower().endswith(".zip") and os.path.isfile(text) and not is_zip(text)), None)
+    fake = next(
+        (text for text in args.submissions if text.lower().endswith(".zip") and os.path.isfile(text) and not is_zip(text)), None
+    )
     if fake is not None:
-        print(for_terminal(f"meteor-kit grade: {fake} is not a zip archive (it does not start as one); download it again",
-                           one_line=True), file=sys.stderr)
+        print(
+            for_terminal(
+                f"meteor-kit grade: {fake} is not a zip archive (it does not start as one); download it again", one_line=True
+            ),
+            file=sys.stderr,
+        )
         return 2
     zips = [text for text in args.submissions if is_zip(text)]
     if len(zips) > 1 or zips and len(args.submissions) > 1:
@@ -522,8 +598,14 @@ def _cmd_grade(args: argparse.Namespace, downloads: dict[str, tuple[str, list]])
         _check_out(args.out, args.submissions)
         args.passback = passback.load(args)  # before grading: a typo in either file must not cost the run
         ex = exercise.load()
-        specs = discover_all(args.submissions, args.layout, lambda line: print(for_terminal(line, one_line=True), file=sys.stderr),
-                             ex.function, ex.submission_file, downloads)
+        specs = discover_all(
+            args.submissions,
+            args.layout,
+            lambda line: print(for_terminal(line, one_line=True), file=sys.stderr),
+            ex.function,
+            ex.submission_file,
+            downloads,
+        )
         if args.shard:
             specs = [spec for spec in specs if in_shard(spec.name, args.shard)]
     except UsageError as exc:
@@ -545,13 +627,21 @@ def _grade_and_write(args: argparse.Namespace, specs: list[Spec], mode: str) -> 
     # A result from the last run into --out is kept when the code, the settings and the kit are the same.
     earlier = {} if args.fresh else resume.previous(args.out)
     # Helper modules change what a submission does: they are part of its key.
-    keys = [resume.key(p.source, p.problem, {"timeout": settings.timeout, "budget": settings.budget,
-                                             **({"modules": p.modules} if p.modules else {})})
-            for p in map(prepare, specs)]
+    keys = [
+        resume.key(
+            p.source,
+            p.problem,
+            {"timeout": settings.timeout, "budget": settings.budget, **({"modules": p.modules} if p.modules else {})},
+        )
+        for p in map(prepare, specs)
+    ]
     todo = [i for i, k in enumerate(keys) if k not in earlier]
     if len(todo) < len(specs):
-        print(f"{len(specs) - len(todo)} submission(s) unchanged since the last run into {args.out}: their results are kept "
-              "(--fresh grades every one)", file=sys.stderr)
+        print(
+            f"{len(specs) - len(todo)} submission(s) unchanged since the last run into {args.out}: their results are kept "
+            "(--fresh grades every one)",
+            file=sys.stderr,
+        )
     progress = Progress(len(todo), sys.stderr)
     try:
         graded, interrupted = grade_all([specs[i] for i in todo], settings, args.jobs, progress), False
@@ -563,9 +653,12 @@ def _grade_and_write(args: argparse.Namespace, specs: list[Spec], mode: str) -> 
         return 130
     progress.finish()
     fresh = dict(zip(todo, graded))
-    results = [{**fresh[i], "key": k, "reused": False} if i in fresh
-               else {**earlier[k], "submission": spec.name, **_who(spec, _helper_note(earlier[k], spec)), "reused": True}
-               for i, (spec, k) in enumerate(zip(specs, keys))]
+    results = [
+        {**fresh[i], "key": k, "reused": False}
+        if i in fresh
+        else {**earlier[k], "submission": spec.name, **_who(spec, _helper_note(earlier[k], spec)), "reused": True}
+        for i, (spec, k) in enumerate(zip(specs, keys))
+    ]
     similar, note, cut = None, "", False
     try:
         similar, note = _similar(results)
@@ -597,8 +690,11 @@ def _grade_and_write(args: argparse.Namespace, specs: list[Spec], mode: str) -> 
         return 130
     if interrupted:
         left = sum(r["status"] == "not_graded" for r in results)
-        print(f"meteor-kit grade: interrupted; {len(results) - left} of {len(results)} graded, written to "
-              f"{args.out}/ with the other {left} marked not_graded", file=sys.stderr)
+        print(
+            f"meteor-kit grade: interrupted; {len(results) - left} of {len(results)} graded, written to "
+            f"{args.out}/ with the other {left} marked not_graded",
+            file=sys.stderr,
+        )
         return 130
     print(summary(results, elapsed, args.out, similar, mode))
     for line in passback.summary(document, done):

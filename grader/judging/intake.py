@@ -12,13 +12,24 @@ import ast
 import dataclasses
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
-from grader.judging import lms
-from grader.judging.discovery import (MAX_DEPTH, ReadError, Spec, UsageError, _DIR_FLAGS, _kind_reason, _link_reason,
-                              _unique_names, discover, read_capped, source_of)
 from grader.core.safe_text import path_text
+from grader.judging import lms
+from grader.judging.discovery import (
+    _DIR_FLAGS,
+    MAX_DEPTH,
+    ReadError,
+    Spec,
+    UsageError,
+    _kind_reason,
+    _link_reason,
+    _unique_names,
+    discover,
+    read_capped,
+    source_of,
+)
 
 MAX_ENTRIES = 200_000
 METADATA_LIMIT = 50_000_000  # bytes of submission_metadata.yml read at most
@@ -101,17 +112,30 @@ class Listing:
 # ---------------------------------------------------------------- the entry point
 
 
-def discover_all(paths: list[str], layout: str | None, tell: Callable[[str], None],
-                 exercise_function: str, file_glob: str | None,
-                 unpacked_roots: dict[str, tuple[str, list]] | None = None) -> list[Spec]:
+def discover_all(
+    paths: list[str],
+    layout: str | None,
+    tell: Callable[[str], None],
+    exercise_function: str,
+    file_glob: str | None,
+    unpacked_roots: dict[str, tuple[str, list]] | None = None,
+) -> list[Spec]:
     """The submissions to grade. `unpacked_roots` maps a zip given on the command line to its unpacked folder."""
     unpacked_roots = unpacked_roots or {}
     if len(paths) == 1 and (paths[0] in unpacked_roots or os.path.isdir(paths[0]) and not os.path.islink(paths[0])):
         text = paths[0]
         root, skipped = unpacked_roots.get(text, (os.path.normpath(text), []))
         specs = download(root, layout, tell, exercise_function, file_glob, plain=None if text in unpacked_roots else text)
-        specs += [Spec(name, None, f"not unpacked from the zip: {why}", where=name,
-                       student=lms.Identity(layout="folder", path=name).as_json()) for name, why in skipped]
+        specs += [
+            Spec(
+                name,
+                None,
+                f"not unpacked from the zip: {why}",
+                where=name,
+                student=lms.Identity(layout="folder", path=name).as_json(),
+            )
+            for name, why in skipped
+        ]
         return _unique_names(specs)
     if unpacked_roots:
         raise UsageError("give a zip alone on the command line (one download at a time)")
@@ -124,8 +148,9 @@ def _plain_identity(spec: Spec) -> Spec:
     return dataclasses.replace(spec, student=lms.Identity(layout="folder", path=spec.where or spec.name).as_json())
 
 
-def download(root: str, layout: str | None, tell: Callable[[str], None], function: str, glob: str | None,
-             plain: str | None) -> list[Spec]:
+def download(
+    root: str, layout: str | None, tell: Callable[[str], None], function: str, glob: str | None, plain: str | None
+) -> list[Spec]:
     """The submissions of one download folder (`plain`: the folder as named on the command line, if it was one)."""
     listing = Listing(root)
     base: tuple[str, ...] = ()
@@ -155,8 +180,9 @@ def _discover_unpacked(root: str, listing: Listing) -> list[Spec]:
     except UsageError:
         inner = [e.parts[-1] for e in listing.top() if e.kind == "file" and e.parts[-1].lower().endswith(".zip")]
         if inner:  # a zip of a zip: not opened, but said
-            raise UsageError(f"the zip holds no .py or .ipynb file, only another zip ({path_text(inner[0])}); "
-                             "unzip that one and grade it") from None
+            raise UsageError(
+                f"the zip holds no .py or .ipynb file, only another zip ({path_text(inner[0])}); unzip that one and grade it"
+            ) from None
         raise UsageError("no .py or .ipynb submission in the zip") from None
 
 
@@ -166,12 +192,13 @@ def _detect(listing: Listing, base: tuple[str, ...]) -> lms.Detection:
     return lms.detect(top, children)
 
 
-def _students(listing: Listing, base: tuple[str, ...], layout: str, tell: Callable[[str], None],
-              function: str, glob: str | None) -> list[Spec]:
+def _students(
+    listing: Listing, base: tuple[str, ...], layout: str, tell: Callable[[str], None], function: str, glob: str | None
+) -> list[Spec]:
     top = listing.top(base)
     ignored: list[str] = []
     if layout == "canvas":
-        students, others = lms.canvas_students([lms.Entry(e.parts[len(base):], e.kind, e.reason) for e in top])
+        students, others = lms.canvas_students([lms.Entry(e.parts[len(base) :], e.kind, e.reason) for e in top])
         for s in students:  # canvas_students saw names relative to `base`
             s.files = [(*base, *p) for p in s.files]
             s.module_of = {(*base, *p): m for p, m in s.module_of.items()}
@@ -187,9 +214,11 @@ def _students(listing: Listing, base: tuple[str, ...], layout: str, tell: Callab
         tell(f"meteor-kit grade: {len(ignored)} Moodle online-text folder(s) ignored: onlinetext.html is not code")
     for entry in others:  # what does not follow the layout's names: graded as itself, and said so
         if entry.kind == "dir" or entry.parts[-1].endswith(lms.SUFFIXES) or entry.kind == "other":
-            student = lms.Student(lms.Identity(layout=layout, path="/".join(entry.parts[len(base):])),
-                                  base=entry.parts if entry.kind == "dir" else entry.parts[:-1],
-                                  note=f"its name does not follow the {layout} layout")
+            student = lms.Student(
+                lms.Identity(layout=layout, path="/".join(entry.parts[len(base) :])),
+                base=entry.parts if entry.kind == "dir" else entry.parts[:-1],
+                note=f"its name does not follow the {layout} layout",
+            )
             if entry.kind == "dir":
                 lms._take(student, listing.below(entry.parts))
             elif entry.kind == "file":
@@ -210,8 +239,11 @@ def _spec_of(listing: Listing, student: lms.Student, name: str, function: str, g
     if student.base:  # a folder per student: its path from the top of the download
         identity = dataclasses.replace(identity, path=shown(student.base))
     # Files by their path in the student's folder; a flat layout's by the name the student gave them.
-    local = {(student.module_of[p],) if p in student.module_of else p[len(student.base):]: p
-             for p in student.files if not any(_hidden(x) for x in p[len(student.base):])}
+    local = {
+        (student.module_of[p],) if p in student.module_of else p[len(student.base) :]: p
+        for p in student.files
+        if not any(_hidden(x) for x in p[len(student.base) :])
+    }
     chosen = lms.pick(list(local), lambda rel: defines(listing, local[rel], function), function, glob, shown)
     notes = [chosen.note] if chosen.note else []
     if chosen.chosen is None:
@@ -236,8 +268,10 @@ def _spec_of(listing: Listing, student: lms.Student, name: str, function: str, g
 def _nothing_to_grade(student: lms.Student, local: dict) -> str:
     archives = [p[-1] for p in student.files if p[-1].lower().endswith((".zip", ".tar", ".gz", ".tgz", ".7z", ".rar"))]
     if archives:
-        return (f"it holds an archive ({path_text(archives[0])}), not a .py or .ipynb file; archives inside the "
-                "download are not opened: ask for the .py file itself")
+        return (
+            f"it holds an archive ({path_text(archives[0])}), not a .py or .ipynb file; archives inside the "
+            "download are not opened: ask for the .py file itself"
+        )
     if student.problems:
         first = student.problems[0]
         return f"{path_text(first.parts[-1])}: {first.reason}"

@@ -20,8 +20,9 @@ import keyword
 import os
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 LAYOUTS = ("canvas", "moodle", "gradescope", "github-classroom", "folder")
 METADATA = "submission_metadata.yml"
@@ -40,8 +41,22 @@ GITHUB_USER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$")
 REPO_MARKERS = (".git", ".github", "README.md", "README", "README.rst", "README.txt", ".gitignore")
 MODULE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 # Modules a helper may never replace: the standard library (sys.stdlib_module_names) and these.
-RESERVED = frozenset({"grader", "pytest", "_pytest", "hypothesis", "submission", "jail_child", "copydetect",
-                      "sitecustomize", "usercustomize", "conftest", "__main__", "builtins"})
+RESERVED = frozenset(
+    {
+        "grader",
+        "pytest",
+        "_pytest",
+        "hypothesis",
+        "submission",
+        "jail_child",
+        "copydetect",
+        "sitecustomize",
+        "usercustomize",
+        "conftest",
+        "__main__",
+        "builtins",
+    }
+)
 TEST_NAMES = ("test_*.py", "*_test.py", "tests.py", "test.py", "conftest.py", "setup.py", "test_*.ipynb")
 TEST_FOLDERS = {"tests", "test", ".github", "testing"}
 
@@ -122,9 +137,11 @@ def detect(top: list[Entry], children: dict[str, list[Entry]]) -> Detection:
             marked = sum(any(c.parts[-1] in REPO_MARKERS for c in children.get(d, [])) for d in dirs)
             if len(dirs) == 1 and not marked:
                 return Detection("folder", True, "no LMS layout recognised")  # one folder named a-b is no evidence
-            return Detection("github-classroom", marked * 2 >= len(dirs),
-                             f"every folder is named {prefix}<username>"
-                             + ("" if marked else ", though none looks like a repository"))
+            return Detection(
+                "github-classroom",
+                marked * 2 >= len(dirs),
+                f"every folder is named {prefix}<username>" + ("" if marked else ", though none looks like a repository"),
+            )
     return Detection("folder", True, "no LMS layout recognised")
 
 
@@ -139,8 +156,8 @@ def assignment_prefix(dirs: list[str]) -> str | None:
     cut = common.rfind("-")
     if cut <= 0:
         return None
-    prefix = common[:cut + 1]
-    return prefix if all(GITHUB_USER.match(d[len(prefix):]) for d in dirs) else None
+    prefix = common[: cut + 1]
+    return prefix if all(GITHUB_USER.match(d[len(prefix) :]) for d in dirs) else None
 
 
 # ---------------------------------------------------------------- identity, layout by layout
@@ -161,8 +178,15 @@ def canvas_name(filename: str) -> dict | None:
         return None
     original = match["original"]
     base, version = resubmission(original)
-    return {"login": match["login"], "late": bool(match["late"]), "user": match["user"], "submission": match["sub"],
-            "original": original, "base": base, "version": version}
+    return {
+        "login": match["login"],
+        "late": bool(match["late"]),
+        "user": match["user"],
+        "submission": match["sub"],
+        "original": original,
+        "base": base,
+        "version": version,
+    }
 
 
 def resubmission(original: str) -> tuple[str, int]:
@@ -186,8 +210,9 @@ def canvas_students(entries: list[Entry]) -> tuple[list[Student], list[Entry]]:
         key = (parsed["login"], parsed["user"])
         student = students.get(key)
         if student is None:
-            student = students[key] = Student(Identity(login=clip(parsed["login"]), lms_id=parsed["user"], late=False,
-                                                       layout="canvas"))
+            student = students[key] = Student(
+                Identity(login=clip(parsed["login"]), lms_id=parsed["user"], late=False, layout="canvas")
+            )
         if entry.kind != "file":
             student.problems.append(entry)
             continue
@@ -203,8 +228,9 @@ def canvas_students(entries: list[Entry]) -> tuple[list[Student], list[Entry]]:
     return list(students.values()), others
 
 
-def moodle_students(top: list[Entry], below: Callable[[tuple[str, ...]], list[Entry]]
-                    ) -> tuple[list[Student], list[Entry], list[str]]:
+def moodle_students(
+    top: list[Entry], below: Callable[[tuple[str, ...]], list[Entry]]
+) -> tuple[list[Student], list[Entry], list[str]]:
     """A student per `_assignsubmission_file_` folder (and per prefix of flat files); online-text folders noted."""
     students: dict[str, Student] = {}
     others: list[Entry] = []
@@ -212,8 +238,9 @@ def moodle_students(top: list[Entry], below: Callable[[tuple[str, ...]], list[En
 
     def student(name: str, pid: str, folder: tuple[str, ...]) -> Student:
         if pid not in students:
-            students[pid] = Student(Identity(name=clip(name), lms_id=pid, layout="moodle", path="/".join(folder) or None),
-                                    base=folder)
+            students[pid] = Student(
+                Identity(name=clip(name), lms_id=pid, layout="moodle", path="/".join(folder) or None), base=folder
+            )
         return students[pid]
 
     for entry in top:
@@ -241,8 +268,9 @@ def moodle_students(top: list[Entry], below: Callable[[tuple[str, ...]], list[En
     return list(students.values()), others, ignored
 
 
-def gradescope_students(top: list[Entry], below: Callable[[tuple[str, ...]], list[Entry]],
-                        metadata: dict | None) -> tuple[list[Student], list[Entry]]:
+def gradescope_students(
+    top: list[Entry], below: Callable[[tuple[str, ...]], list[Entry]], metadata: dict | None
+) -> tuple[list[Student], list[Entry]]:
     """A student per `submission_<id>/` folder, named from submission_metadata.yml's `:submitters:`."""
     students: list[Student] = []
     others: list[Entry] = []
@@ -253,17 +281,27 @@ def gradescope_students(top: list[Entry], below: Callable[[tuple[str, ...]], lis
                 others.append(entry)
             continue
         record = _symbols(metadata.get(leaf)) if isinstance(metadata, dict) else {}
-        submitters = [_symbols(s) for s in (record.get("submitters") or [])[:MAX_SUBMITTERS]
-                      if isinstance(s, dict)] if isinstance(record.get("submitters"), list) else []
+        submitters = (
+            [_symbols(s) for s in (record.get("submitters") or [])[:MAX_SUBMITTERS] if isinstance(s, dict)]
+            if isinstance(record.get("submitters"), list)
+            else []
+        )
 
         def joined(key: str) -> str | None:
             values = [clip(s.get(key)) for s in submitters]
             return clip(", ".join(v for v in values if v)) if any(values) else None
 
         late = record.get("late")
-        identity = Identity(name=joined("name"), lms_id=joined("sid"), email=joined("email"),
-                            login=None, late=late if isinstance(late, bool) else None,
-                            submitted_at=_timestamp(record.get("created_at")), layout="gradescope", path=leaf)
+        identity = Identity(
+            name=joined("name"),
+            lms_id=joined("sid"),
+            email=joined("email"),
+            login=None,
+            late=late if isinstance(late, bool) else None,
+            submitted_at=_timestamp(record.get("created_at")),
+            layout="gradescope",
+            path=leaf,
+        )
         found = Student(identity, base=entry.parts)
         if not submitters:
             found.note = f"no submitters for {leaf}: {METADATA} is missing, unreadable or does not list it"
@@ -294,7 +332,7 @@ def parse_metadata(data: bytes) -> dict:
     Loader.add_multi_constructor("!", plain)
     Loader.add_multi_constructor("tag:", plain)
     try:
-        document = yaml.load(data, Loader=Loader)  # noqa: S506 - a SafeLoader subclass
+        document = yaml.load(data, Loader=Loader)
     except yaml.YAMLError as exc:
         raise ValueError(" ".join(str(exc).split())[:200]) from None
     except (RecursionError, MemoryError):
@@ -326,7 +364,7 @@ def github_students(top: list[Entry], below: Callable[[tuple[str, ...]], list[En
     students, others = [], [e for e in top if e.kind != "dir"]
     for entry in dirs:
         leaf = entry.parts[-1]
-        found = Student(Identity(login=clip(leaf[len(prefix):] or leaf), layout="github-classroom", path=leaf), base=entry.parts)
+        found = Student(Identity(login=clip(leaf[len(prefix) :] or leaf), layout="github-classroom", path=leaf), base=entry.parts)
         _take(found, below(entry.parts))
         students.append(found)
     return students, others
@@ -379,8 +417,13 @@ class Pick:
     note: str = ""
 
 
-def pick(candidates: list[tuple[str, ...]], defines: Callable[[tuple[str, ...]], bool], function: str,
-         glob: str | None = None, shown: Callable[[tuple[str, ...]], str] = "/".join) -> Pick:
+def pick(
+    candidates: list[tuple[str, ...]],
+    defines: Callable[[tuple[str, ...]], bool],
+    function: str,
+    glob: str | None = None,
+    shown: Callable[[tuple[str, ...]], str] = "/".join,
+) -> Pick:
     """The one file to grade among a student's `.py`/`.ipynb` files (paths relative to their folder).
 
     An exercise's glob names it; else the files that define `function` (tests and setup files

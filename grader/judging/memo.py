@@ -39,8 +39,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from grader.core.runner import TestResult, truncate
-from grader.sandbox.host import Answer, SandboxedSubmission
 from grader.core.submission import CallsByName, LoadError, SubmissionError
+from grader.sandbox.host import Answer, SandboxedSubmission
 
 # A budget that ran out depends on the clock, not on the submission's answers: never remembered.
 UNSTABLE = ("not_run",)
@@ -76,7 +76,7 @@ class Profile:
 @dataclass
 class Node:
     call: list | None = None
-    children: dict[str, "Node"] = field(default_factory=dict)
+    children: dict[str, Node] = field(default_factory=dict)
     verdict: dict | None = None
     profiles: set[int] = field(default_factory=set)  # the profiles whose runs pass here
 
@@ -305,8 +305,9 @@ def _narrow(fits: set[int] | None, child: Node) -> set[int] | None:
     return child.profiles
 
 
-def full_run(tests: list[str], paths: dict[str, list[tuple[list, Answer]]], deviation: tuple[int, int]
-             ) -> tuple[list[tuple[list, Answer]], int]:
+def full_run(
+    tests: list[str], paths: dict[str, list[tuple[list, Answer]]], deviation: tuple[int, int]
+) -> tuple[list[tuple[list, Answer]], int]:
     """The calls a full run makes, in order, with the answers the verdicts came from; and where `deviation` is in it.
 
     It ends where the budget ran out: from there on nothing is a submission's answer.

@@ -13,7 +13,6 @@ import json
 import sys
 from pathlib import Path
 
-
 from grader.judging import passback
 from grader.reports.files import write_outputs
 
@@ -34,8 +33,9 @@ def merge(parts: list[dict]) -> dict:
         counts = {s[1] for s in shards}
         seen = sorted(s[0] for s in shards)
         if len(counts) != 1 or seen != list(range(1, counts.pop() + 1)):
-            print(f"warning: the parts are shards {', '.join(f'{a}/{b}' for a, b in shards)}: some may be missing",
-                  file=sys.stderr)
+            print(
+                f"warning: the parts are shards {', '.join(f'{a}/{b}' for a, b in shards)}: some may be missing", file=sys.stderr
+            )
     results: dict[str, dict] = {}
     for part in parts:
         for r in part.get("submissions", []):
@@ -55,7 +55,7 @@ def merge(parts: list[dict]) -> dict:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from grader.judging.grade import _check_out, UsageError, _similar
+    from grader.judging.grade import UsageError, _check_out, _similar
 
     parts = []
     try:
@@ -82,7 +82,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
-        "merge", help="put the outputs of `grade --shard K/N` runs together",
+        "merge",
+        help="put the outputs of `grade --shard K/N` runs together",
         description="Merge the --out folders of several `meteor-kit grade --shard K/N` runs into the files one run writes.",
     )
     parser.add_argument("parts", nargs="+", metavar="OUT", help="the --out folder of one shard")

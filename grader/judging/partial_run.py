@@ -7,24 +7,46 @@ each test's node id so later runs can name it.
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
-from typing import Callable
 
 import pytest
 
-from grader.core import exercise
-from grader.core import runner
+from grader.core import exercise, runner
 from grader.core.submission import LoadError, Submission
-
 
 # Verdicts come from the exceptions themselves, never from pytest's report text: a native
 # traceback spares pytest parsing the source of every frame of every failure, and the
 # plugins below add nothing to a run whose output nobody reads (unraisableexception alone
 # runs several full garbage collections per session).
-FAST = ["--tb=native", "-p", "no:cacheprovider", "-p", "no:unraisableexception", "-p", "no:threadexception",
-        "-p", "no:faulthandler", "-p", "no:pastebin", "-p", "no:junitxml", "-p", "no:doctest", "-p", "no:stepwise",
-        "-p", "no:legacypath", "-p", "no:setuponly", "-p", "no:setupplan", "-p", "no:logging"]
+FAST = [
+    "--tb=native",
+    "-p",
+    "no:cacheprovider",
+    "-p",
+    "no:unraisableexception",
+    "-p",
+    "no:threadexception",
+    "-p",
+    "no:faulthandler",
+    "-p",
+    "no:pastebin",
+    "-p",
+    "no:junitxml",
+    "-p",
+    "no:doctest",
+    "-p",
+    "no:stepwise",
+    "-p",
+    "no:legacypath",
+    "-p",
+    "no:setuponly",
+    "-p",
+    "no:setupplan",
+    "-p",
+    "no:logging",
+]
 
 
 @dataclass
@@ -103,6 +125,7 @@ class Catalogue:
 
 def catalogue() -> Catalogue:
     """Taken from a real run against a submission that does not load, not rebuilt by hand."""
+
     def refuse():
         raise LoadError("-")
 

@@ -14,15 +14,13 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.reports import adjust
 from grader.core import exercise
-from grader.reports import feedback
-from grader.reports import gradebook
-from grader.reports.adjust import AdjustError, Plan
+from grader.core.safe_text import for_terminal
 from grader.judging.discovery import UsageError
+from grader.reports import adjust, feedback, gradebook
+from grader.reports.adjust import AdjustError, Plan
 from grader.reports.files import write_atomic
 from grader.reports.roster import Match, Roster, RosterError, Student, match, read_roster
-from grader.core.safe_text import for_terminal
 
 
 @dataclass
@@ -44,18 +42,31 @@ class Done:
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--roster", type=Path, metavar="FILE",
-                        help="the gradebook your LMS exported (Canvas gradebook CSV, Moodle grading worksheet, or a CSV "
-                        "keyed by SID/e-mail): writes an import-ready gradebook, unmatched.csv and feedback/ into --out")
-    parser.add_argument("--assignment", metavar="NAME",
-                        help="Canvas: the assignment column to fill (its title, id or whole heading), when the roster "
-                        "has several")
-    parser.add_argument("--missing", choices=("zero", "blank"), default="zero",
-                        help="the grade of a student on the roster with no submission (default zero; blank leaves the "
-                        "LMS's value alone)")
-    parser.add_argument("--adjust", type=Path, metavar="FILE",
-                        help="a TOML file of grade changes: per student, with a reason, and per diagnosis, with a comment "
-                        "(docs/lms-gradebook.md)")
+    parser.add_argument(
+        "--roster",
+        type=Path,
+        metavar="FILE",
+        help="the gradebook your LMS exported (Canvas gradebook CSV, Moodle grading worksheet, or a CSV "
+        "keyed by SID/e-mail): writes an import-ready gradebook, unmatched.csv and feedback/ into --out",
+    )
+    parser.add_argument(
+        "--assignment",
+        metavar="NAME",
+        help="Canvas: the assignment column to fill (its title, id or whole heading), when the roster has several",
+    )
+    parser.add_argument(
+        "--missing",
+        choices=("zero", "blank"),
+        default="zero",
+        help="the grade of a student on the roster with no submission (default zero; blank leaves the LMS's value alone)",
+    )
+    parser.add_argument(
+        "--adjust",
+        type=Path,
+        metavar="FILE",
+        help="a TOML file of grade changes: per student, with a reason, and per diagnosis, with a comment "
+        "(docs/lms-gradebook.md)",
+    )
 
 
 def load(args: argparse.Namespace) -> Passback:
@@ -70,8 +81,10 @@ def load(args: argparse.Namespace) -> Passback:
         if roster is not None and roster.kind == "canvas":
             column = gradebook.assignment_column(roster, args.assignment, ex.id, ex.title)
         elif getattr(args, "assignment", None):
-            raise RosterError("--assignment chooses a column of a Canvas gradebook: "
-                              + ("give one with --roster" if roster is None else f"this roster is {roster.kind}'s"))
+            raise RosterError(
+                "--assignment chooses a column of a Canvas gradebook: "
+                + ("give one with --roster" if roster is None else f"this roster is {roster.kind}'s")
+            )
         plan = adjust.read_plan(args.adjust) if getattr(args, "adjust", None) else None
     except (RosterError, AdjustError) as exc:
         raise UsageError(str(exc)) from None
@@ -97,7 +110,8 @@ def apply(document: dict, passback: Passback) -> Done:
         for i, s in done.matched.by_result.items():
             results[i]["lms_student"] = {"lms_id": s.lms_id, "name": s.name}
         document["lms"] = {
-            "roster": str(passback.roster.path), "kind": passback.roster.kind,
+            "roster": str(passback.roster.path),
+            "kind": passback.roster.kind,
             "matched": len(done.matched.by_result),
             "missing": [{"lms_id": s.lms_id, "name": s.name} for s in done.matched.missing],
             "unmatched": [{"submission": results[i].get("submission"), "reason": why} for i, why in done.matched.unmatched],
@@ -105,8 +119,12 @@ def apply(document: dict, passback: Passback) -> Done:
         done.warnings += passback.roster.warnings
     done.outcome = adjust.apply(results, passback.plan, _identities(done.matched))
     if passback.plan is not None:
-        document["adjust"] = {"file": passback.plan.path, "adjusted": done.outcome.adjusted,
-                              "unused": done.outcome.unused, "clamped": done.outcome.clamped}
+        document["adjust"] = {
+            "file": passback.plan.path,
+            "adjusted": done.outcome.adjusted,
+            "unused": done.outcome.unused,
+            "clamped": done.outcome.clamped,
+        }
     return done
 
 
@@ -127,7 +145,9 @@ def write(out: Path, document: dict, passback: Passback, done: Done) -> None:
             comments = {owners[i].row: _comment(r) for i, r in enumerate(results) if i in owners}
             text, warnings = gradebook.moodle(roster, results, matched, comments, passback.missing)
             done.warnings += warnings
-            write_atomic(out / "feedback-moodle.zip", feedback.moodle_zip([(s, page) for _, _, s, _, page in pages if s is not None]))
+            write_atomic(
+                out / "feedback-moodle.zip", feedback.moodle_zip([(s, page) for _, _, s, _, page in pages if s is not None])
+            )
             done.files.append("feedback-moodle.zip")
         else:
             text = gradebook.plain(roster, results, matched, passback.missing)
@@ -142,7 +162,10 @@ def _comment(result: dict) -> str:
     """Moodle's Feedback comments cell: the score's story in a few lines."""
     parts = ["Submitted late."] if (result.get("student") or {}).get("late") else []
     if "adjusted_score" in result:
-        parts.append(f"The tests gave {result.get('score', 0):g}; adjusted: " + "; ".join(adjust.describe(e) for e in result["adjustments"]))
+        parts.append(
+            f"The tests gave {result.get('score', 0):g}; adjusted: "
+            + "; ".join(adjust.describe(e) for e in result["adjustments"])
+        )
     if result.get("diagnosis") and result["diagnosis"].get("text"):
         parts.append(result["diagnosis"]["text"])
     if result.get("status") not in ("graded", None):
@@ -182,8 +205,10 @@ def summary(document: dict, done: Done) -> list[str]:
     lms = document.get("lms")
     if lms:
         unmatched = lms["unmatched"]
-        lines.append(f"roster ({lms['kind']}): {lms['matched']} matched, {len(lms['missing'])} without a submission, "
-                     f"{len(unmatched)} submission(s) matching nobody" + (" (unmatched.csv):" if unmatched else ""))
+        lines.append(
+            f"roster ({lms['kind']}): {lms['matched']} matched, {len(lms['missing'])} without a submission, "
+            f"{len(unmatched)} submission(s) matching nobody" + (" (unmatched.csv):" if unmatched else "")
+        )
         for u in unmatched[:10]:
             lines.append(f"  {for_terminal(str(u['submission']), one_line=True)}: {for_terminal(u['reason'], one_line=True)}")
         if len(unmatched) > 10:
@@ -194,7 +219,9 @@ def summary(document: dict, done: Done) -> list[str]:
             lines.append(f"  without a submission (marked missing in the gradebook): {'; '.join(names)}{more}")
     adjusted = document.get("adjust")
     if adjusted:
-        lines.append(f"adjustments ({for_terminal(adjusted['file'], one_line=True)}): {adjusted['adjusted']} submission(s) adjusted")
+        lines.append(
+            f"adjustments ({for_terminal(adjusted['file'], one_line=True)}): {adjusted['adjusted']} submission(s) adjusted"
+        )
         for problem in [*adjusted["unused"], *adjusted["clamped"]]:
             lines.append(f"  warning: {for_terminal(problem, one_line=True)}")
     for warning in done.warnings:

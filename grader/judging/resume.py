@@ -46,6 +46,11 @@ def previous(out: Path) -> dict[str, dict]:
         return {}
     kept = {}
     for r in results:
-        if isinstance(r, dict) and r.get("key") and r.get("status") not in REGRADE and not str(r.get("message", "")).startswith("the grader failed"):
+        if (
+            isinstance(r, dict)
+            and r.get("key")
+            and r.get("status") not in REGRADE
+            and not str(r.get("message", "")).startswith("the grader failed")
+        ):
             kept[r["key"]] = r
     return kept

@@ -36,7 +36,8 @@ def _sandboxed(config: pytest.Config):
     _require_isolation(config)
     ex = tests_plugin.EXERCISE
     path = config.getoption("--submission") or tests_plugin.DEFAULT_SUBMISSION
-    submission = SandboxedSubmission(path, ex.function, ex.call_timeout, source=read_source(path),
-                                     budget=config.getoption("--budget"))
+    submission = SandboxedSubmission(
+        path, ex.function, ex.call_timeout, source=read_source(path), budget=config.getoption("--budget")
+    )
     config.add_cleanup(submission.close)
     return submission

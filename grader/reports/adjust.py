@@ -74,8 +74,9 @@ def parse_plan(document: dict, path: str = "adjustments") -> Plan:
     plan = Plan(path)
     unknown = set(document) - {"student", "diagnosis"}
     if unknown:
-        raise AdjustError(f"{path}: unknown section(s) {', '.join(sorted(map(repr, unknown)))}; "
-                          "use [[student]] and [diagnosis.NAME]")
+        raise AdjustError(
+            f"{path}: unknown section(s) {', '.join(sorted(map(repr, unknown)))}; use [[student]] and [diagnosis.NAME]"
+        )
     students = document.get("student", [])
     if not isinstance(students, list):
         raise AdjustError(f"{path}: write each student's change as a [[student]] table")
@@ -86,7 +87,9 @@ def parse_plan(document: dict, path: str = "adjustments") -> Plan:
         _known_keys(entry, STUDENT_KEYS, where)
         who, reason = _text(entry, "who", where), _text(entry, "reason", where)
         if ("score" in entry) == ("change" in entry):
-            raise AdjustError(f"{where} ({who}): give either score = (the new score) or change = (points added), not both or neither")
+            raise AdjustError(
+                f"{where} ({who}): give either score = (the new score) or change = (points added), not both or neither"
+            )
         score = _points(entry, "score", where) if "score" in entry else None
         if score is not None and score < 0:
             raise AdjustError(f"{where} ({who}): score = {score:g} is below 0")
@@ -103,21 +106,26 @@ def parse_plan(document: dict, path: str = "adjustments") -> Plan:
         if not isinstance(entry, dict):
             raise AdjustError(f"{where} is not a table")
         _known_keys(entry, DIAGNOSIS_KEYS, where)
-        plan.diagnoses.append(DiagnosisChange(mistake, _text(entry, "comment", where),
-                                              _points(entry, "change", where) if "change" in entry else 0.0))
+        plan.diagnoses.append(
+            DiagnosisChange(
+                mistake, _text(entry, "comment", where), _points(entry, "change", where) if "change" in entry else 0.0
+            )
+        )
     return plan
 
 
 def _known_keys(entry: dict, allowed: set[str], where: str) -> None:
     unknown = set(entry) - allowed
     if unknown:
-        raise AdjustError(f"{where}: unknown key(s) {', '.join(sorted(map(repr, unknown)))}; allowed: {', '.join(sorted(allowed))}")
+        raise AdjustError(
+            f"{where}: unknown key(s) {', '.join(sorted(map(repr, unknown)))}; allowed: {', '.join(sorted(allowed))}"
+        )
 
 
 def _text(entry: dict, key: str, where: str) -> str:
     value = entry.get(key)
     if not isinstance(value, str) or not value.strip():
-        raise AdjustError(f"{where}: {key} = \"...\" is required (a non-empty string)")
+        raise AdjustError(f'{where}: {key} = "..." is required (a non-empty string)')
     if len(value) > TEXT_LIMIT:
         raise AdjustError(f"{where}: {key} is longer than {TEXT_LIMIT} characters")
     return value.strip()
@@ -180,10 +188,14 @@ def apply(results: list[dict], plan: Plan | None, identities: dict[int, list[str
             continue
         if len(hit) > 1:
             shown = ", ".join(str(results[i].get("submission", "")) for i in hit[:5])
-            unused.append(f"[[student]] who = {s.who!r}: matches {len(hit)} submissions ({shown}); name one (its submission name)")
+            unused.append(
+                f"[[student]] who = {s.who!r}: matches {len(hit)} submissions ({shown}); name one (its submission name)"
+            )
             continue
         i = hit[0]
-        changes.setdefault(i, []).append({"by": "student", "who": s.who, "score": s.score, "change": s.change, "reason": s.reason})
+        changes.setdefault(i, []).append(
+            {"by": "student", "who": s.who, "score": s.score, "change": s.change, "reason": s.reason}
+        )
     clamped = []
     for i, entries in changes.items():
         r = results[i]
@@ -214,7 +226,13 @@ def _names(result: dict, more: list[str]) -> set[str]:
     submission = str(result.get("submission", ""))
     stem = submission.rsplit(".", 1)[0] if submission.lower().endswith((".py", ".ipynb")) else submission
     student = result.get("student") or {}
-    names = [submission, stem, stem.rsplit("/", 1)[-1], *(str(student.get(k) or "") for k in ("name", "lms_id", "login", "email")), *more]
+    names = [
+        submission,
+        stem,
+        stem.rsplit("/", 1)[-1],
+        *(str(student.get(k) or "") for k in ("name", "lms_id", "login", "email")),
+        *more,
+    ]
     return {_fold(n) for n in names if n}
 
 
@@ -224,6 +242,7 @@ def describe(entry: dict) -> str:
     points = f"{change:+g}" if change else "±0"
     if entry.get("by") == "student" and entry.get("score") is not None:
         points = f"set to {entry['score']:g} ({change:+g})"
-    origin = {"diagnosis": f"diagnosis {entry.get('diagnosis', '')}", "student": "instructor",
-              "limit": "limit"}.get(entry.get("by", ""), str(entry.get("by", "")))
+    origin = {"diagnosis": f"diagnosis {entry.get('diagnosis', '')}", "student": "instructor", "limit": "limit"}.get(
+        entry.get("by", ""), str(entry.get("by", ""))
+    )
     return f"{origin}: {points}: {entry.get('reason', '')}"

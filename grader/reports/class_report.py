@@ -205,10 +205,28 @@ def histogram_svg(counts, width: int = 620, height: int = 250) -> str:
         y = top + plot_h - plot_h * value / ceiling
         parts.append(f'<line x1="{left}" x2="{width - right}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e2e8f0"/>')
         parts.append(f'<text x="{left - 8}" y="{y + 4:.1f}" font-size="11" fill="#718096" text-anchor="end">{value}</text>')
-    bars = [(f"{i * 10}–{100 if i == BINS - 1 else i * 10 + 9}%", f"{i * 10}–{100 if i == BINS - 1 else i * 10 + 9}", count,
-             dict((b[0], b[2]) for b in BANDS)[_band(i / BINS)], "bin", left + i * slot) for i, count in enumerate(bins)]
-    bars += [(UNSCORED[kind], UNSCORED[kind].split(" (")[0], count, UNSCORED_SHADE[kind], f"unscored {kind}",
-              left + (BINS + 0.6 + j) * slot) for j, (kind, count) in enumerate(extra)]
+    bars = [
+        (
+            f"{i * 10}–{100 if i == BINS - 1 else i * 10 + 9}%",
+            f"{i * 10}–{100 if i == BINS - 1 else i * 10 + 9}",
+            count,
+            dict((b[0], b[2]) for b in BANDS)[_band(i / BINS)],
+            "bin",
+            left + i * slot,
+        )
+        for i, count in enumerate(bins)
+    ]
+    bars += [
+        (
+            UNSCORED[kind],
+            UNSCORED[kind].split(" (")[0],
+            count,
+            UNSCORED_SHADE[kind],
+            f"unscored {kind}",
+            left + (BINS + 0.6 + j) * slot,
+        )
+        for j, (kind, count) in enumerate(extra)
+    ]
     for label, short, count, shade, kind, x0 in bars:
         x = x0 + 3
         h = plot_h * count / ceiling
@@ -219,16 +237,26 @@ def histogram_svg(counts, width: int = 620, height: int = 250) -> str:
         )
         middle = x + (slot - 6) / 2
         if count:
-            parts.append(f'<text x="{middle:.1f}" y="{y - 5:.1f}" font-size="12" font-weight="600" text-anchor="middle" fill="#2d3748">{count}</text>')
+            parts.append(
+                f'<text x="{middle:.1f}" y="{y - 5:.1f}" font-size="12" font-weight="600" text-anchor="middle" fill="#2d3748">{count}</text>'
+            )
         if kind == "bin":
-            parts.append(f'<text x="{middle:.1f}" y="{top + plot_h + 16:.1f}" font-size="10" text-anchor="middle" fill="#4a5568">{short}</text>')
+            parts.append(
+                f'<text x="{middle:.1f}" y="{top + plot_h + 16:.1f}" font-size="10" text-anchor="middle" fill="#4a5568">{short}</text>'
+            )
         else:
             words = short.split()
             for k, word in enumerate(words):
-                parts.append(f'<text x="{middle:.1f}" y="{top + plot_h + 14 + 11 * k:.1f}" font-size="10" text-anchor="middle" fill="#4a5568">{word}</text>')
+                parts.append(
+                    f'<text x="{middle:.1f}" y="{top + plot_h + 14 + 11 * k:.1f}" font-size="10" text-anchor="middle" fill="#4a5568">{word}</text>'
+                )
     parts.append(f'<line x1="{left}" x2="{left + BINS * slot}" y1="{top + plot_h}" y2="{top + plot_h}" stroke="#718096"/>')
-    parts.append(f'<text x="{left + BINS * slot / 2:.1f}" y="{height - 4}" font-size="12" text-anchor="middle" fill="#4a5568">score (% of the maximum)</text>')
-    parts.append(f'<text x="12" y="{top + plot_h / 2:.1f}" font-size="12" text-anchor="middle" fill="#4a5568" transform="rotate(-90 12 {top + plot_h / 2:.1f})">submissions</text>')
+    parts.append(
+        f'<text x="{left + BINS * slot / 2:.1f}" y="{height - 4}" font-size="12" text-anchor="middle" fill="#4a5568">score (% of the maximum)</text>'
+    )
+    parts.append(
+        f'<text x="12" y="{top + plot_h / 2:.1f}" font-size="12" text-anchor="middle" fill="#4a5568" transform="rotate(-90 12 {top + plot_h / 2:.1f})">submissions</text>'
+    )
     parts.append("</svg>")
     legend = [f'<li><i style="background:{shade}"></i>score {label}</li>' for _, label, shade in BANDS]
     legend += [f'<li><i style="background:{UNSCORED_SHADE[kind]}"></i>{UNSCORED[kind]}: no score</li>' for kind, _ in extra]
@@ -242,7 +270,10 @@ def pass_rates(submissions: list[dict]) -> list[dict]:
         if category(sub) != "graded":
             continue  # a file that never loaded says nothing about a test
         for test in sub.get("tests", []):
-            row = rows.setdefault((test.get("tier", ""), test["name"]), {"tier": test.get("tier", ""), "name": test["name"], "passed": 0, "total": 0})
+            row = rows.setdefault(
+                (test.get("tier", ""), test["name"]),
+                {"tier": test.get("tier", ""), "name": test["name"], "passed": 0, "total": 0},
+            )
             row["total"] += 1
             row["passed"] += test.get("status") == "pass"
     return list(rows.values())
@@ -268,8 +299,10 @@ def _code_html(source: str | None) -> str:
         return '<p class="missing">The code of this submission was not recorded in results.json.</p>'
     lines = source.count("\n") + (not source.endswith("\n"))
     numbers = "\n".join(f'<span class="normal">{n}</span>' for n in range(1, lines + 1))
-    return (f'<div class="code"><table class="codetable"><tr><td class="linenos"><div class="linenodiv"><pre>{numbers}'
-            f'</pre></div></td><td class="code"><div><pre>{highlight_python(source)}</pre></div></td></tr></table></div>')
+    return (
+        f'<div class="code"><table class="codetable"><tr><td class="linenos"><div class="linenodiv"><pre>{numbers}'
+        f'</pre></div></td><td class="code"><div><pre>{highlight_python(source)}</pre></div></td></tr></table></div>'
+    )
 
 
 # One pass of one regular expression: a class of 500 took 1.6 s with pygments' lexer and takes
@@ -282,8 +315,15 @@ _TOKENS = re.compile(
     r"|(?P<m>(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d+)?[jJ]?)"
     r"|(?P<o>[-+*/%=<>!&|^~@]+)"
 )
-_KINDS = {**{w: "nb" for w in dir(builtins) if not w.startswith("_")}, **{w: "k" for w in keyword.kwlist},
-          "True": "kc", "False": "kc", "None": "kc", "import": "kn", "from": "kn"}
+_KINDS = {
+    **{w: "nb" for w in dir(builtins) if not w.startswith("_")},
+    **{w: "k" for w in keyword.kwlist},
+    "True": "kc",
+    "False": "kc",
+    "None": "kc",
+    "import": "kn",
+    "from": "kn",
+}
 _NAMED = {"def": "nf", "class": "nc"}  # what the name after these keywords is
 
 
@@ -320,8 +360,6 @@ def _tests_html(tests: list[dict]) -> str:
     return f'<ul class="tests">{"".join(items)}</ul>'
 
 
-
-
 def _chip(sub: dict) -> str:
     kind = category(sub)
     if kind == "not_graded":
@@ -342,7 +380,9 @@ def _troubles(sub: dict) -> list[str]:
         for status in ("timeout", "error"):
             if by_status[status]:
                 first = next(t for t in sub["tests"] if t.get("status") == status)
-                found.append(f"{_plural(by_status[status], 'test')} {'timed out' if status == 'timeout' else 'raised an error'}, first {first['name']}: {first.get('message', '').splitlines()[0] if first.get('message') else ''}")
+                found.append(
+                    f"{_plural(by_status[status], 'test')} {'timed out' if status == 'timeout' else 'raised an error'}, first {first['name']}: {first.get('message', '').splitlines()[0] if first.get('message') else ''}"
+                )
     return found
 
 
@@ -393,8 +433,10 @@ def _isolation_banner(results: dict) -> str:
     if mode == "bubblewrap":
         return f'<div class="banner ok" id="isolation" data-isolation="bubblewrap">{_e(ISOLATION_TEXT[mode])}</div>'
     text = ISOLATION_TEXT.get(mode) or (
-        f"Isolation: {mode}, not bubblewrap. Submissions did not run in the bubblewrap sandbox." if mode
-        else "Isolation: not recorded. These results do not say whether submissions ran in a sandbox.")
+        f"Isolation: {mode}, not bubblewrap. Submissions did not run in the bubblewrap sandbox."
+        if mode
+        else "Isolation: not recorded. These results do not say whether submissions ran in a sandbox."
+    )
     return f'<div class="banner loud" id="isolation" data-isolation="{_e(mode)}" role="alert">{_e(text)}</div>'
 
 
@@ -403,9 +445,11 @@ def _score_cell(sub: dict) -> str:
     if kind != "graded":
         return f'<div role="cell" class="score s-none">–<br><small>{_e(UNSCORED[kind])}</small></div>'
     share = fraction(sub)
-    was = f' (tests: {_points(sub.get("score", 0))})' if "adjusted_score" in sub else ""
-    return (f'<div role="cell" class="score {_band(share)}">{_points(final_score(sub))}/{_points(sub.get("max_score", 0))}'
-            f'<br><small>{share:.0%}{was}</small></div>')
+    was = f" (tests: {_points(sub.get('score', 0))})" if "adjusted_score" in sub else ""
+    return (
+        f'<div role="cell" class="score {_band(share)}">{_points(final_score(sub))}/{_points(sub.get("max_score", 0))}'
+        f"<br><small>{share:.0%}{was}</small></div>"
+    )
 
 
 def render(results: dict) -> str:
@@ -428,8 +472,10 @@ def render(results: dict) -> str:
         report_banner(results),
     ]
     if counts.categories["not_graded"]:
-        out.append(f'<div class="banner note" id="interrupted">This run was interrupted: {_plural(counts.categories["not_graded"], "submission")} '
-                   "not graded. Run the same command again to grade them.</div>")
+        out.append(
+            f'<div class="banner note" id="interrupted">This run was interrupted: {_plural(counts.categories["not_graded"], "submission")} '
+            "not graded. Run the same command again to grade them.</div>"
+        )
     stats = [
         (counts.total, "submissions", "total"),
         (counts.graded, "graded", "graded"),
@@ -438,12 +484,20 @@ def render(results: dict) -> str:
         (counts.all_passed, "passed every test", "all-passed"),
         (counts.categories["never_loaded"], "never loaded", "never-loaded"),
     ]
-    stats += [(counts.categories[k], UNSCORED[k], k.replace("_", "-")) for k in ("grader_error", "not_graded") if counts.categories[k]]
-    out.append('<div class="stats">' + "".join(f'<div class="stat" id="stat-{key}"><b>{value}</b><span>{label}</span></div>' for value, label, key in stats) + "</div>")
+    stats += [
+        (counts.categories[k], UNSCORED[k], k.replace("_", "-")) for k in ("grader_error", "not_graded") if counts.categories[k]
+    ]
+    out.append(
+        '<div class="stats">'
+        + "".join(f'<div class="stat" id="stat-{key}"><b>{value}</b><span>{label}</span></div>' for value, label, key in stats)
+        + "</div>"
+    )
 
     out.append('<div class="grid2">')
-    out.append(f'<section class="card" id="histogram"><h2>Scores</h2>{histogram_svg(counts)}'
-               f'<p class="muted">Maximum {_points(max_score)} points.</p></section>')
+    out.append(
+        f'<section class="card" id="histogram"><h2>Scores</h2>{histogram_svg(counts)}'
+        f'<p class="muted">Maximum {_points(max_score)} points.</p></section>'
+    )
     texts: dict[str, dict] = {}
     for s in subs:
         key = mistake_key(s.get("diagnosis"))
@@ -454,14 +508,24 @@ def render(results: dict) -> str:
         rows = []
         for key, count in sorted(counts.mistakes.items(), key=lambda kv: (-kv[1], kv[0])):
             d = texts[key]
-            sentence = d.get("message", "") if d.get("mistake") else (
-                "Every call raised an error or ran out of time." if d.get("kind") == "no_answer"
-                else "No model of a known mistake matches these submissions.")
-            rows.append(f'<tr><td class="num"><b>{count}</b></td><td><span class="mistake">{_e(key)}</span><br>{_e(sentence)}</td></tr>')
+            sentence = (
+                d.get("message", "")
+                if d.get("mistake")
+                else (
+                    "Every call raised an error or ran out of time."
+                    if d.get("kind") == "no_answer"
+                    else "No model of a known mistake matches these submissions."
+                )
+            )
+            rows.append(
+                f'<tr><td class="num"><b>{count}</b></td><td><span class="mistake">{_e(key)}</span><br>{_e(sentence)}</td></tr>'
+            )
         head = '<table><tr><th class="num">count</th><th>diagnosis</th></tr>'
         out.append(head + "".join(rows[:TOP_DIAGNOSES]) + "</table>")
         if rows[TOP_DIAGNOSES:]:
-            out.append(f"<details><summary>{len(rows) - TOP_DIAGNOSES} more diagnoses</summary>{head}{''.join(rows[TOP_DIAGNOSES:])}</table></details>")
+            out.append(
+                f"<details><summary>{len(rows) - TOP_DIAGNOSES} more diagnoses</summary>{head}{''.join(rows[TOP_DIAGNOSES:])}</table></details>"
+            )
         out.append('<p class="muted">Sort the class by diagnosis below to see who.</p>')
     else:
         out.append('<p class="muted">No submission got a diagnosis.</p>')
@@ -472,8 +536,10 @@ def render(results: dict) -> str:
     if rates:
         out.append('<table><tr><th>test</th><th>tier</th><th>pass rate</th><th class="num">passed</th></tr>')
         for row in rates:
-            out.append(f'<tr><td>{_e(row["name"])}</td><td class="tier">{_e(row["tier"])}</td><td>{_rate_bar(row["passed"], row["total"])}</td>'
-                       f'<td class="num">{row["passed"]}/{row["total"]}</td></tr>')
+            out.append(
+                f'<tr><td>{_e(row["name"])}</td><td class="tier">{_e(row["tier"])}</td><td>{_rate_bar(row["passed"], row["total"])}</td>'
+                f'<td class="num">{row["passed"]}/{row["total"]}</td></tr>'
+            )
         out.append("</table>")
     else:
         out.append('<p class="muted">No test ran.</p>')
@@ -481,8 +547,10 @@ def render(results: dict) -> str:
 
     out.append('<section class="card" id="errors"><h2>Errors and timeouts</h2>')
     if troubled:
-        rows = "".join(f'<tr><td><a href="{PAGES}/{_e(names[i])}">{_e(s.get("submission", ""))}</a></td><td>{"<br>".join(_e(x) for x in found)}</td></tr>'
-                       for i, s, found in troubled)
+        rows = "".join(
+            f'<tr><td><a href="{PAGES}/{_e(names[i])}">{_e(s.get("submission", ""))}</a></td><td>{"<br>".join(_e(x) for x in found)}</td></tr>'
+            for i, s, found in troubled
+        )
         table = f"<table><tr><th>submission</th><th>what happened</th></tr>{rows}</table>"
         if len(troubled) > TROUBLES_OPEN:
             table = f"<details><summary>{_plural(len(troubled), 'submission')} errored or timed out</summary>{table}</details>"
@@ -493,15 +561,17 @@ def render(results: dict) -> str:
 
     out.append(_similar_html(results, dict(zip((str(s.get("submission", "")) for s in subs), names))))
 
-    out.append('<section class="card" id="submissions"><h2>Submissions</h2>'
-               '<p class="muted">Sort with the column headings; each name opens that student\'s code and tests.</p>'
-               '<p class="sr" id="sorted" aria-live="polite"></p>'
-               '<div id="class" role="table" aria-label="Submissions"><div role="rowgroup"><div role="row">'
-               '<div role="columnheader" aria-sort="ascending"><button type="button" data-key="name">Name</button></div>'
-               '<div role="columnheader"><button type="button" data-key="score">Score</button></div>'
-               '<div role="columnheader" class="passed num">Tests passed</div>'
-               '<div role="columnheader"><button type="button" data-key="diagnosis">Diagnosis</button></div>'
-               '</div></div><div role="rowgroup" class="rows">')
+    out.append(
+        '<section class="card" id="submissions"><h2>Submissions</h2>'
+        '<p class="muted">Sort with the column headings; each name opens that student\'s code and tests.</p>'
+        '<p class="sr" id="sorted" aria-live="polite"></p>'
+        '<div id="class" role="table" aria-label="Submissions"><div role="rowgroup"><div role="row">'
+        '<div role="columnheader" aria-sort="ascending"><button type="button" data-key="name">Name</button></div>'
+        '<div role="columnheader"><button type="button" data-key="score">Score</button></div>'
+        '<div role="columnheader" class="passed num">Tests passed</div>'
+        '<div role="columnheader"><button type="button" data-key="diagnosis">Diagnosis</button></div>'
+        '</div></div><div role="rowgroup" class="rows">'
+    )
     rows = []
     for s, page in zip(subs, names):
         name = str(s.get("submission", ""))
@@ -509,10 +579,12 @@ def render(results: dict) -> str:
         kind = category(s)
         score = f"{fraction(s):.4f}" if kind == "graded" else "-1"
         tests = s.get("tests") or []
-        passed = f'{sum(t.get("status") == "pass" for t in tests)}/{len(tests)}' if kind == "graded" else ""
-        rows.append(f'<div role="row" data-name="{_e(name.casefold())}" data-score="{score}" data-diag="{_e(key)}">'
-                    f'<div role="cell"><a href="{PAGES}/{_e(page)}">{_e(name)}</a>{_flags(s)}</div>{_score_cell(s)}'
-                    f'<div role="cell" class="passed num">{passed}</div><div role="cell" class="mistake">{_e(key)}</div></div>')
+        passed = f"{sum(t.get('status') == 'pass' for t in tests)}/{len(tests)}" if kind == "graded" else ""
+        rows.append(
+            f'<div role="row" data-name="{_e(name.casefold())}" data-score="{score}" data-diag="{_e(key)}">'
+            f'<div role="cell"><a href="{PAGES}/{_e(page)}">{_e(name)}</a>{_flags(s)}</div>{_score_cell(s)}'
+            f'<div role="cell" class="passed num">{passed}</div><div role="cell" class="mistake">{_e(key)}</div></div>'
+        )
     out.append("".join(rows))
     out.append(f"</div></div></section></main><script>{SORT_SCRIPT}</script></body></html>")
     return "\n".join(x for x in out if x)
@@ -528,8 +600,15 @@ def _flags(sub: dict) -> str:
 def _identity_html(sub: dict) -> str:
     """Who the submission is from, as the LMS download says, and any note on the file graded."""
     student = sub.get("student") or {}
-    labels = (("name", "name"), ("login", "login"), ("lms_id", "LMS id"), ("email", "email"),
-              ("submitted_at", "submitted"), ("layout", "from"), ("path", "path"))
+    labels = (
+        ("name", "name"),
+        ("login", "login"),
+        ("lms_id", "LMS id"),
+        ("email", "email"),
+        ("submitted_at", "submitted"),
+        ("layout", "from"),
+        ("path", "path"),
+    )
     parts = [f"{label} {_e(str(student[key]))}" for key, label in labels if student.get(key) not in (None, "")]
     if student.get("late"):
         parts.append("<b>late</b>")
@@ -559,12 +638,14 @@ def _similar_html(results: dict, pages: dict[str, str]) -> str:
 
     shown = pairs[:SIMILAR_SHOWN]
     more = f" The first {len(shown)} are shown; results.json lists them all." if len(pairs) > len(shown) else ""
-    out.append(f'<p class="muted">{_plural(len(pairs), "pair")} flagged, most overlap first: the same code, or the '
-               f'same code with names, comments or layout changed (copydetect, starter code ignored).{more} '
-               f'A flag is a reason to look, not a verdict. {_e(note)}</p>')
+    out.append(
+        f'<p class="muted">{_plural(len(pairs), "pair")} flagged, most overlap first: the same code, or the '
+        f"same code with names, comments or layout changed (copydetect, starter code ignored).{more} "
+        f"A flag is a reason to look, not a verdict. {_e(note)}</p>"
+    )
     out.append('<table><tr><th>first</th><th>second</th><th class="num">overlap</th></tr>')
     for pair in shown:
-        label = "identical" if pair.get("identical") else f'{pair.get("overlap", 0):.0%}'
+        label = "identical" if pair.get("identical") else f"{pair.get('overlap', 0):.0%}"
         out.append(f'<tr><td>{link(pair["a"])}</td><td>{link(pair["b"])}</td><td class="num"><b>{_e(label)}</b></td></tr>')
     out.append("</table></section>")
     return "".join(out)
@@ -577,8 +658,10 @@ def student_page(sub: dict, title: str, similar: list[dict] | None = None) -> st
     message = f'<p class="muted">{_e(sub["message"])}</p>' if sub.get("message") else ""
     twins = ""
     if similar:
-        others = ", ".join(f'{_e(p["b"] if p["a"] == name else p["a"])} ({"identical" if p.get("identical") else format(p.get("overlap", 0), ".0%")})'
-                           for p in similar[:SIMILAR_SHOWN_PER_STUDENT])
+        others = ", ".join(
+            f"{_e(p['b'] if p['a'] == name else p['a'])} ({'identical' if p.get('identical') else format(p.get('overlap', 0), '.0%')})"
+            for p in similar[:SIMILAR_SHOWN_PER_STUDENT]
+        )
         if len(similar) > SIMILAR_SHOWN_PER_STUDENT:
             others += f" and {len(similar) - SIMILAR_SHOWN_PER_STUDENT} more"
         twins = f'<p class="diag none" id="similar">Similar code: {others}</p>'
@@ -586,7 +669,7 @@ def student_page(sub: dict, title: str, similar: list[dict] | None = None) -> st
         f'<header><div><p><a href="../report.html">← {_e(title)} — class report</a></p><h1>{_e(name)}</h1></div></header>',
         "<main>",
         f'<section class="card submission" style="margin-top:-40px"><header><b>{_points(final_score(sub))}/{_points(sub.get("max_score", 0))}</b>{_chip(sub)}</header>{_identity_html(sub)}{message}'
-        f'{adjustments_html(sub)}{_diagnosis_html(sub.get("diagnosis"))}{twins}'
+        f"{adjustments_html(sub)}{_diagnosis_html(sub.get('diagnosis'))}{twins}"
         f'<div class="side"><div>{_code_html(sub.get("source"))}</div><div>{_tests_html(sub.get("tests", []))}</div></div></section>',
         "</main></body></html>",
     ]
@@ -601,8 +684,7 @@ def pages(results: dict) -> dict[str, str]:
     for pair in results.get("similar") or []:
         similar.setdefault(pair["a"], []).append(pair)
         similar.setdefault(pair["b"], []).append(pair)
-    return {page: student_page(s, title, similar.get(str(s.get("submission", ""))))
-            for s, page in zip(subs, page_names(subs))}
+    return {page: student_page(s, title, similar.get(str(s.get("submission", "")))) for s, page in zip(subs, page_names(subs))}
 
 
 def write(out: Path, results: dict, write_file) -> None:

@@ -14,16 +14,18 @@ import re
 import time
 import zipfile
 
+from grader.core.safe_text import for_terminal, safe_name
 from grader.reports.adjust import describe, final_score
 from grader.reports.gradescope import student_message
 from grader.reports.roster import Student
-from grader.core.safe_text import for_terminal, safe_name
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'"
-STYLE = ("body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1a202c;"
-         "overflow-wrap:anywhere}"
-         "h1{font-size:1.5rem}.score{font-size:1.25rem;font-weight:700}li{margin:.4rem 0}"
-         ".msg{white-space:pre-wrap;font-family:ui-monospace,monospace;font-size:.9rem}")
+STYLE = (
+    "body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1a202c;"
+    "overflow-wrap:anywhere}"
+    "h1{font-size:1.5rem}.score{font-size:1.25rem;font-weight:700}li{margin:.4rem 0}"
+    ".msg{white-space:pre-wrap;font-family:ui-monospace,monospace;font-size:.9rem}"
+)
 FEEDBACK_FILE = "feedback.html"
 
 
@@ -69,12 +71,15 @@ def render(result: dict, student: Student | None, title: str) -> tuple[str, str]
     message = str(result.get("message") or "")
 
     md = [f"# {_md(title)}: feedback for {_md(_line(name))}", "", f"**Score: {score}**" + (f" ({was})" if was else "")]
-    h = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
-         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-         f"<title>{html.escape(title)}: feedback for {html.escape(_line(name))}</title><style>{STYLE}</style></head><body>",
-         f"<h1>{html.escape(title)}: feedback for {html.escape(_line(name))}</h1>",
-         f'<p class="score">Score: {html.escape(score)}</p>' + (f"<p>({html.escape(was)})</p>" if was else "")]
+    h = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{html.escape(title)}: feedback for {html.escape(_line(name))}</title><style>{STYLE}</style></head><body>",
+        f"<h1>{html.escape(title)}: feedback for {html.escape(_line(name))}</h1>",
+        f'<p class="score">Score: {html.escape(score)}</p>' + (f"<p>({html.escape(was)})</p>" if was else ""),
+    ]
     if late:
         md += ["", "Submitted late."]
         h.append("<p>Submitted late.</p>")
@@ -96,8 +101,16 @@ def render(result: dict, student: Student | None, title: str) -> tuple[str, str]
             for n, m in failed:
                 md.append(f"- **{_md(_line(n))}**")
                 md += _md_block(m) if m else []
-            h.append("<ul>" + "".join(f'<li><b>{html.escape(_line(n))}</b>' + (f'<div class="msg">{html.escape(for_terminal(m))}</div>' if m else "")
-                                      + "</li>" for n, m in failed) + "</ul>")
+            h.append(
+                "<ul>"
+                + "".join(
+                    f"<li><b>{html.escape(_line(n))}</b>"
+                    + (f'<div class="msg">{html.escape(for_terminal(m))}</div>' if m else "")
+                    + "</li>"
+                    for n, m in failed
+                )
+                + "</ul>"
+            )
     h.append("</body></html>")
     return "\n".join(md) + "\n", "\n".join(h) + "\n"
 
@@ -146,13 +159,17 @@ def report_banner(document: dict) -> str:
     lms = document.get("lms")
     if lms:
         unmatched = lms.get("unmatched") or []
-        text = (f"Roster ({html.escape(str(lms.get('kind', '')))}): {lms.get('matched', 0)} matched, "
-                f"{len(lms.get('missing') or [])} on the roster without a submission, "
-                f"{len(unmatched)} submission{'' if len(unmatched) == 1 else 's'} matching nobody (unmatched.csv).")
+        text = (
+            f"Roster ({html.escape(str(lms.get('kind', '')))}): {lms.get('matched', 0)} matched, "
+            f"{len(lms.get('missing') or [])} on the roster without a submission, "
+            f"{len(unmatched)} submission{'' if len(unmatched) == 1 else 's'} matching nobody (unmatched.csv)."
+        )
         out.append(f'<div class="banner note" id="roster">{text}')
         if unmatched:
-            items = "".join(f"<li>{html.escape(str(u.get('submission', '')))}: {html.escape(str(u.get('reason', '')))}</li>"
-                            for u in unmatched[:50])
+            items = "".join(
+                f"<li>{html.escape(str(u.get('submission', '')))}: {html.escape(str(u.get('reason', '')))}</li>"
+                for u in unmatched[:50]
+            )
             more = f"<li>and {len(unmatched) - 50} more</li>" if len(unmatched) > 50 else ""
             out.append(f"<details><summary>Submissions matching nobody on the roster</summary><ul>{items}{more}</ul></details>")
         missing = lms.get("missing") or []
@@ -176,5 +193,7 @@ def adjustments_html(result: dict) -> str:
     if not entries:
         return ""
     items = "".join(f"<li>{html.escape(for_terminal(describe(e)))}</li>" for e in entries)
-    return (f'<div class="diag none" id="adjustments">Adjusted from {result.get("score", 0):g} to '
-            f'{final_score(result):g}:<ul>{items}</ul></div>')
+    return (
+        f'<div class="diag none" id="adjustments">Adjusted from {result.get("score", 0):g} to '
+        f"{final_score(result):g}:<ul>{items}</ul></div>"
+    )

@@ -10,9 +10,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from grader.core.safe_text import clean, for_csv, safe_name
 from grader.reports.adjust import describe, final_score
 from grader.reports.gradescope import to_gradescope
-from grader.core.safe_text import clean, for_csv, safe_name
 
 CSV_COLUMNS = ("submission", "score", "max_score", "status", "passed", "tests")
 # Who each row is, after the columns above so that readers of the old ones still work (grader/lms.py).
@@ -25,7 +25,7 @@ def write_atomic(path: Path, text: str | bytes) -> None:
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     os.fchmod(fd, 0o666 & ~_umask())  # mkstemp's 0600 would hide the results from other readers
     try:
-        with (os.fdopen(fd, "wb") if isinstance(text, bytes) else os.fdopen(fd, "w", encoding="utf-8", newline="")) as f:
+        with os.fdopen(fd, "wb") if isinstance(text, bytes) else os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
@@ -50,7 +50,14 @@ def grades_csv(results: list[dict]) -> str:
     adjusted = any("adjustments" in r for r in results)
     writer.writerow(CSV_COLUMNS + IDENTITY_COLUMNS + (("adjusted_score", "adjustments") if adjusted else ()))
     for r in results:
-        row = [for_csv(r["submission"]), f"{r['score']:g}", f"{r['max_score']:g}", for_csv(r["status"]), r["passed"], len(r["tests"])]
+        row = [
+            for_csv(r["submission"]),
+            f"{r['score']:g}",
+            f"{r['max_score']:g}",
+            for_csv(r["status"]),
+            r["passed"],
+            len(r["tests"]),
+        ]
         row += _identity_cells(r)
         if adjusted:
             row += [f"{final_score(r):g}", for_csv(" | ".join(describe(e) for e in r.get("adjustments", [])))]

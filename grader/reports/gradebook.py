@@ -14,9 +14,9 @@ import html
 import io
 import re
 
+from grader.core.safe_text import for_csv
 from grader.reports.adjust import describe, final_score
 from grader.reports.roster import CANVAS_ASSIGNMENT, CANVAS_NOT_ASSIGNMENTS, Match, Roster, RosterError, parse_number
-from grader.core.safe_text import for_csv
 
 # Kept as exported: a number, and Moodle's "-" for "never" (`Last modified (grade)`), which no spreadsheet runs.
 AS_EXPORTED = re.compile(r"^(-?\d+(\.\d+)?|-)$")
@@ -34,8 +34,10 @@ def assignment_column(roster: Roster, wanted: str | None, exercise_id: str, titl
         folded = wanted.casefold().strip()
         found = [i for i, m in columns if folded in (roster.header[i].casefold(), m.group("title").casefold(), m.group("id"))]
         if len(found) != 1:
-            raise RosterError(f"--assignment {wanted!r} names {'no' if not found else 'more than one'} assignment column of "
-                              f"{roster.path}; its assignments: {listing}")
+            raise RosterError(
+                f"--assignment {wanted!r} names {'no' if not found else 'more than one'} assignment column of "
+                f"{roster.path}; its assignments: {listing}"
+            )
         return found[0]
     names = {exercise_id.casefold(), title.casefold()}
     found = [i for i, m in columns if any(n and n in m.group("title").casefold() for n in names)]
@@ -44,11 +46,15 @@ def assignment_column(roster: Roster, wanted: str | None, exercise_id: str, titl
     if not found and len(columns) == 1:
         return columns[0][0]
     if not columns:
-        raise RosterError(f"the Canvas gradebook {roster.path} has no assignment column (`Title (id)`): create the "
-                          "assignment in Canvas and export the gradebook again")
-    raise RosterError(f"which assignment of {roster.path} is this exercise? "
-                      f"{'several' if found else 'none'} of its columns match {exercise_id!r}: "
-                      f"{'; '.join(roster.header[i] for i in found) if found else listing}. Choose one with --assignment NAME")
+        raise RosterError(
+            f"the Canvas gradebook {roster.path} has no assignment column (`Title (id)`): create the "
+            "assignment in Canvas and export the gradebook again"
+        )
+    raise RosterError(
+        f"which assignment of {roster.path} is this exercise? "
+        f"{'several' if found else 'none'} of its columns match {exercise_id!r}: "
+        f"{'; '.join(roster.header[i] for i in found) if found else listing}. Choose one with --assignment NAME"
+    )
 
 
 def _cell(text: str) -> str:
@@ -98,7 +104,9 @@ def canvas(roster: Roster, results: list[dict], matched: Match, column: int, mis
     return _csv(out)
 
 
-def moodle(roster: Roster, results: list[dict], matched: Match, comments: dict[int, str], missing: str = "zero") -> tuple[str, list[str]]:
+def moodle(
+    roster: Roster, results: list[dict], matched: Match, comments: dict[int, str], missing: str = "zero"
+) -> tuple[str, list[str]]:
     """The worksheet, and warnings (rows whose grade is locked, or has no numeric maximum)."""
     owners = _owners(results, matched)
     by_row = {s.row: s for s in roster.students}
@@ -135,15 +143,23 @@ def plain(roster: Roster, results: list[dict], matched: Match, missing: str = "z
     for s in roster.students:
         r = owners.get(s.row)
         late = ((r or {}).get("student") or {}).get("late")
-        out.append([for_csv(x) for x in (
-            s.lms_id, s.name, s.login, s.email,
-            _score_for(r, None, missing),
-            f"{r['max_score']:g}" if r else "",
-            (r or {}).get("status", "") if r else "missing",
-            "" if late is None else str(bool(late)).lower(),
-            str(r.get("submission", "")) if r else "",
-            " | ".join(describe(e) for e in (r or {}).get("adjustments", [])),
-        )])
+        out.append(
+            [
+                for_csv(x)
+                for x in (
+                    s.lms_id,
+                    s.name,
+                    s.login,
+                    s.email,
+                    _score_for(r, None, missing),
+                    f"{r['max_score']:g}" if r else "",
+                    (r or {}).get("status", "") if r else "missing",
+                    "" if late is None else str(bool(late)).lower(),
+                    str(r.get("submission", "")) if r else "",
+                    " | ".join(describe(e) for e in (r or {}).get("adjustments", [])),
+                )
+            ]
+        )
     return _csv(out)
 
 
@@ -154,6 +170,18 @@ def unmatched_csv(results: list[dict], matched: Match) -> str:
     for i, why in matched.unmatched:
         r = results[i]
         who = r.get("student") or {}
-        writer.writerow([for_csv(str(x or "")) for x in (r.get("submission"), r.get("path"), who.get("name"), who.get("lms_id"),
-                                                          who.get("login"), who.get("email"), why)])
+        writer.writerow(
+            [
+                for_csv(str(x or ""))
+                for x in (
+                    r.get("submission"),
+                    r.get("path"),
+                    who.get("name"),
+                    who.get("lms_id"),
+                    who.get("login"),
+                    who.get("email"),
+                    why,
+                )
+            ]
+        )
     return buffer.getvalue()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
+from functools import cache
 
 from grader.core import exercise
 
@@ -31,6 +31,7 @@ SECRET_DETAIL = {
     "not_run": "it was not run: the time for your submission was used up",
 }
 
+
 def to_gradescope(result: dict) -> dict:
     """One submission's result in Gradescope's results.json format."""
     tests = []
@@ -40,15 +41,17 @@ def to_gradescope(result: dict) -> dict:
         lines = [message] if message else []
         if test["output"] and tier in SHOWS_PRINTED:
             lines.append("printed:\n" + test["output"])
-        tests.append({
-            "name": clean(f"{tier}: {test['name']}"),
-            "number": str(number),
-            "score": test["score"],
-            "max_score": test["max_score"],
-            "status": "passed" if test["status"] == "pass" else "failed",
-            "output": clean("\n".join(lines)),
-            "visibility": VISIBILITY.get(tier, "hidden"),
-        })
+        tests.append(
+            {
+                "name": clean(f"{tier}: {test['name']}"),
+                "number": str(number),
+                "score": test["score"],
+                "max_score": test["max_score"],
+                "status": "passed" if test["status"] == "pass" else "failed",
+                "output": clean("\n".join(lines)),
+                "visibility": VISIBILITY.get(tier, "hidden"),
+            }
+        )
     return {
         "score": result["score"],
         "execution_time": round(result.get("duration", 0.0)),
@@ -79,7 +82,7 @@ def _summary(result: dict) -> str:
     return f"{summary}\n\nDiagnosis: {text}" if text else summary
 
 
-@lru_cache(maxsize=None)
+@cache
 def _value_rule(root) -> tuple[re.Pattern, re.Pattern, str, str]:
     """(safe messages, the expected value's pattern, what a failure returned, what a safe failure returned)."""
     values = exercise.load().module("values")

@@ -10,8 +10,9 @@ import os
 import time
 import unicodedata
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import TextIO
 
 from grader.core.safe_text import for_terminal
 from grader.reports.tally import BINS, UNSCORED, category, tally
@@ -19,6 +20,7 @@ from grader.reports.tally import BINS, UNSCORED, category, tally
 BAR = 30  # the widest bar, in cells
 REDRAW = 0.1  # seconds between two redraws of the bar on a terminal
 EVERY = 5.0  # seconds between two plain lines without a terminal
+
 
 def _visible(text: str) -> str:
     """`text` on one line, with every control character written out, never obeyed."""
@@ -155,7 +157,9 @@ def summary(results: list[dict], elapsed: float, out: Path, similar: list[dict] 
     lines.append(f"\nscore distribution of the {counts.graded} graded (percent of the maximum):")
     widest = max(counts.bins + [counts.categories[k] for k in UNSCORED] + [1])
     rows = [("90-100%" if b == BINS - 1 else f"{b * 10}-{b * 10 + 9}%", counts.bins[b]) for b in range(BINS - 1, -1, -1)]
-    rows += [(label, counts.categories[kind]) for kind, label in UNSCORED.items() if kind == "never_loaded" or counts.categories[kind]]
+    rows += [
+        (label, counts.categories[kind]) for kind, label in UNSCORED.items() if kind == "never_loaded" or counts.categories[kind]
+    ]
     side = max(len(label) for label, _ in rows)
     for label, count in rows:
         bar = "#" * round(30 * count / widest) if count else ""  # the line stays within 60 columns
@@ -170,8 +174,10 @@ def summary(results: list[dict], elapsed: float, out: Path, similar: list[dict] 
         for mistake, count in counts.mistakes.most_common(5):
             lines.append(f"  {count:>5}  {_visible(str(mistake))}")
     if similar:
-        lines.append(f"\nsimilar code: {len(similar)} pair(s) flagged, first {_visible(str(similar[0]['a']))} and "
-                     f"{_visible(str(similar[0]['b']))} (see report.html)")
+        lines.append(
+            f"\nsimilar code: {len(similar)} pair(s) flagged, first {_visible(str(similar[0]['a']))} and "
+            f"{_visible(str(similar[0]['b']))} (see report.html)"
+        )
     files = ["results.json", "grades.csv", "gradescope/"] + (["report.html", "report/"] if (out / "report.html").exists() else [])
     lines.append(f"\nwritten to {_visible(str(out))}/: {', '.join(files)}")
     return "\n".join(lines)

@@ -27,7 +27,8 @@ MOODLE_COLUMNS = ("Identifier", "Full name", "Grade", "Maximum Grade", "Last mod
 # Canvas's read-only and identity columns: never an assignment.
 CANVAS_NOT_ASSIGNMENTS = re.compile(
     r"^(Student|ID|SIS User ID|SIS Login ID|Integration ID|Root Account|Section|"
-    r".*(Current|Final|Unposted Current|Unposted Final|Override) (Score|Grade|Points))$")
+    r".*(Current|Final|Unposted Current|Unposted Final|Override) (Score|Grade|Points))$"
+)
 CANVAS_ASSIGNMENT = re.compile(r"^(?P<title>.*\S)\s*\((?P<id>\d+)\)$")
 PARTICIPANT = re.compile(r"^Participant (\d+)$")
 # A Moodle download's folder, `<Full name>_<participant id>_assignsubmission_file_`, in a submission's name.
@@ -86,8 +87,10 @@ def parse_roster(data: bytes, path: str = "roster") -> Roster:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         text = data.decode("utf-8-sig", errors="replace")
-        warnings.append(f"the roster is not valid UTF-8 (first bad byte at {exc.start}): those bytes became U+FFFD; "
-                        "save it as CSV UTF-8 to keep every name")
+        warnings.append(
+            f"the roster is not valid UTF-8 (first bad byte at {exc.start}): those bytes became U+FFFD; "
+            "save it as CSV UTF-8 to keep every name"
+        )
     text = valid(text)  # a str handed in may hold lone surrogates
     if "\x00" in text:
         raise RosterError(f"the roster {path} holds NUL bytes: it is not a CSV file (an .xlsx? export it as CSV)")
@@ -100,8 +103,11 @@ def parse_roster(data: bytes, path: str = "roster") -> Roster:
     body = [row + [""] * (len(header) - len(row)) for row in rows[1:] if any(cell.strip() for cell in row)]
     # Canvas leaves out the SIS columns for instructors who may not see them: Student and ID, and a
     # Section or an assignment column, are enough.
-    if "Student" in header and "ID" in header and ("Section" in header or "SIS Login ID" in header
-                                                     or any(CANVAS_ASSIGNMENT.match(h) for h in header)):
+    if (
+        "Student" in header
+        and "ID" in header
+        and ("Section" in header or "SIS Login ID" in header or any(CANVAS_ASSIGNMENT.match(h) for h in header))
+    ):
         roster = _canvas(path, header, body)
     elif all(name in header for name in MOODLE_COLUMNS):
         roster = _moodle(path, header, body)
@@ -109,9 +115,11 @@ def parse_roster(data: bytes, path: str = "roster") -> Roster:
         roster = _plain(path, header, body)
     else:
         shown = ", ".join(repr(h[:40]) for h in header[:8])
-        raise RosterError(f"the roster {path} is not a gradebook this kit knows: its header ({shown}) is neither Canvas's "
-                          f"({', '.join(CANVAS_IDENTITY)}, ...) nor Moodle's grading worksheet ({', '.join(MOODLE_COLUMNS)}, ...) "
-                          f"nor a CSV with one of {', '.join(PLAIN_IDS)}")
+        raise RosterError(
+            f"the roster {path} is not a gradebook this kit knows: its header ({shown}) is neither Canvas's "
+            f"({', '.join(CANVAS_IDENTITY)}, ...) nor Moodle's grading worksheet ({', '.join(MOODLE_COLUMNS)}, ...) "
+            f"nor a CSV with one of {', '.join(PLAIN_IDS)}"
+        )
     roster.warnings[:0] = warnings
     _refuse_duplicates(roster)
     return roster
@@ -123,8 +131,10 @@ def _rows(text: str, path: str) -> list[list[str]]:
     try:
         for row in reader:
             if any(len(cell) > CELL_LIMIT for cell in row):
-                raise RosterError(f"the roster {path} has a cell of more than {CELL_LIMIT:,} characters on line "
-                                  f"{reader.line_num}: not a gradebook")
+                raise RosterError(
+                    f"the roster {path} has a cell of more than {CELL_LIMIT:,} characters on line "
+                    f"{reader.line_num}: not a gradebook"
+                )
             rows.append(row)
     except csv.Error as exc:
         raise RosterError(f"the roster {path} is not a readable CSV file (line {reader.line_num}: {exc})") from None
@@ -153,8 +163,15 @@ def _moodle(path: str, header: list[str], body: list[list[str]]) -> Roster:
         found = PARTICIPANT.match(_cell(row, header, "Identifier"))
         if not found:
             continue
-        students.append(Student(i, found.group(1), _cell(row, header, "Full name"), email=_cell(row, header, "Email address"),
-                                maximum=parse_number(_cell(row, header, "Maximum Grade"))))
+        students.append(
+            Student(
+                i,
+                found.group(1),
+                _cell(row, header, "Full name"),
+                email=_cell(row, header, "Email address"),
+                maximum=parse_number(_cell(row, header, "Maximum Grade")),
+            )
+        )
     return Roster("moodle", path, header, body, students)
 
 
@@ -189,8 +206,10 @@ def _refuse_duplicates(roster: Roster) -> None:
         seen[s.lms_id] = s
     if twice:
         shown = ", ".join(repr(x[:40]) for x in sorted(set(twice))[:10])
-        raise RosterError(f"the roster {roster.path} lists the same student id more than once ({shown}): a grade could "
-                          "land on the wrong row; export the gradebook again")
+        raise RosterError(
+            f"the roster {roster.path} lists the same student id more than once ({shown}): a grade could "
+            "land on the wrong row; export the gradebook again"
+        )
 
 
 def parse_number(text: str) -> float | None:
@@ -258,8 +277,13 @@ def _result_keys(result: dict, kind: str) -> list[tuple[int, str]]:
     folder = MOODLE_FOLDER.findall(submission)
     if folder and kind == "moodle":
         keys.append((3, "id:" + folder[-1]))
-    keys += [(4, "id:" + stem.strip()), (4, "login:" + _fold(stem)), (4, "email:" + _fold(stem)), (4, "name:" + _fold(stem)),
-             (5, "squashed:" + _squash(stem))]
+    keys += [
+        (4, "id:" + stem.strip()),
+        (4, "login:" + _fold(stem)),
+        (4, "email:" + _fold(stem)),
+        (4, "name:" + _fold(stem)),
+        (5, "squashed:" + _squash(stem)),
+    ]
     return keys
 
 

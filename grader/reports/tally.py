@@ -16,7 +16,7 @@ LOAD_FAILED = "could not load the submission"
 
 
 def category(result: dict) -> str:
-    """"graded", or why the result has no score: one of UNSCORED."""
+    """ "graded", or why the result has no score: one of UNSCORED."""
     status = result.get("status", "graded")
     if status == "graded":
         return "graded"

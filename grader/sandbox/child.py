@@ -64,7 +64,7 @@ def write_message(fd, message):
     data = json.dumps(message).encode()
     data = struct.pack(">I", len(data)) + data
     while data:
-        data = data[os.write(fd, data):]
+        data = data[os.write(fd, data) :]
 
 
 def write_answer(fd, seq, answer):
@@ -79,7 +79,7 @@ def write_answer(fd, seq, answer):
         line = f"{seq} j:{json.dumps(answer)}\n"
     data = line.encode()
     while data:
-        data = data[os.write(fd, data):]
+        data = data[os.write(fd, data) :]
 
 
 # ---------------------------------------------------------------- the server
@@ -226,8 +226,13 @@ def own_state(limits):
             tracer = [line for line in f.read().splitlines() if line.startswith(b"TracerPid:")]
     except OSError:
         tracer = None
-    return ([resource.getrlimit(getattr(resource, name)) for name in sorted(limits)],
-            os.getpriority(os.PRIO_PROCESS, 0), os.sched_getscheduler(0), sorted(os.sched_getaffinity(0)), tracer)
+    return (
+        [resource.getrlimit(getattr(resource, name)) for name in sorted(limits)],
+        os.getpriority(os.PRIO_PROCESS, 0),
+        os.sched_getscheduler(0),
+        sorted(os.sched_getaffinity(0)),
+        tracer,
+    )
 
 
 def no_ptrace():
@@ -509,8 +514,15 @@ def install_helpers(modules):
     """Helpers importable by plain names that shadow nothing (the grader checked as much: checked again)."""
     sources = {}
     for name, source in modules.items():
-        if (isinstance(name, str) and isinstance(source, str) and name.isidentifier() and name.isascii()
-                and not name.startswith("_") and name not in sys.stdlib_module_names and name not in sys.modules):
+        if (
+            isinstance(name, str)
+            and isinstance(source, str)
+            and name.isidentifier()
+            and name.isascii()
+            and not name.startswith("_")
+            and name not in sys.stdlib_module_names
+            and name not in sys.modules
+        ):
             sources[name] = source
     # Last on the path: a helper can never stand in for a module Python itself would find.
     sys.meta_path.append(Helpers(sources))
@@ -526,7 +538,7 @@ def signature_problem(fn, positional, keywords):
     if code is None or not isinstance(getattr(code, "co_varnames", None), tuple):
         return None
     count, posonly, kwonly = code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount
-    names = code.co_varnames[:count + kwonly]
+    names = code.co_varnames[: count + kwonly]
     varargs, varkw = bool(code.co_flags & 0x04), bool(code.co_flags & 0x08)
     defaults = len(getattr(fn, "__defaults__", None) or ())
     kwdefaults = getattr(fn, "__kwdefaults__", None) or {}
@@ -591,11 +603,19 @@ def call(fn, args, kwargs, filename, function, swap):
     except BaseException as exc:
         try:
             error = f"{function} raised {type(exc).__name__}: {exc}"[:STR_LIMIT]
-            return {"ok": False, "kind": "exception", "error": error,
-                    "traceback": student_traceback(exc, filename)[:4 * STR_LIMIT]}
+            return {
+                "ok": False,
+                "kind": "exception",
+                "error": error,
+                "traceback": student_traceback(exc, filename)[: 4 * STR_LIMIT],
+            }
         except BaseException:
-            return {"ok": False, "kind": "exception", "error": f"{function} raised an exception that cannot be shown",
-                    "traceback": ""}
+            return {
+                "ok": False,
+                "kind": "exception",
+                "error": f"{function} raised an exception that cannot be shown",
+                "traceback": "",
+            }
 
 
 # Bounds on a returned value (the host checks the same): containers nest at most PLAIN_DEPTH
@@ -684,10 +704,12 @@ class Output:
         os.dup2(self.fd, 1)
         os.dup2(self.fd, 2)
         # Unbuffered text streams: nothing printed can linger past the call that printed it.
-        self.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8",
-                                       errors="backslashreplace", write_through=True)
-        self.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8",
-                                       errors="backslashreplace", write_through=True)
+        self.stdout = io.TextIOWrapper(
+            io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace", write_through=True
+        )
+        self.stderr = io.TextIOWrapper(
+            io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", write_through=True
+        )
         sys.stdout, sys.stderr = self.stdout, self.stderr
 
     def take(self):

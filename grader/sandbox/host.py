@@ -24,11 +24,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from grader.core import exercise
 from grader.core.checks import Opaque
@@ -136,8 +137,12 @@ def _under(path: Path, root: Path) -> bool:
 
 
 def describe_interpreter(
-    prefix: str = sys.prefix, base_prefix: str = sys.base_prefix, base_exec_prefix: str = sys.base_exec_prefix,
-    path: list[str] | None = None, stdlib: list[str] | None = None, executable: Path | None = None,
+    prefix: str = sys.prefix,
+    base_prefix: str = sys.base_prefix,
+    base_exec_prefix: str = sys.base_exec_prefix,
+    path: list[str] | None = None,
+    stdlib: list[str] | None = None,
+    executable: Path | None = None,
 ) -> Interpreter:
     """The trees this interpreter really uses, from sys.prefix, sys.base_prefix and sys.path.
 
@@ -157,8 +162,12 @@ def describe_interpreter(
     base = real(base_prefix) or Path(base_prefix)
     executable = (executable or _interpreter_executable(base)).resolve()
     if stdlib is None:  # the base interpreter's: in a venv, sysconfig's platstdlib is under the venv
-        bases = {"base": base_prefix, "platbase": base_exec_prefix,
-                 "installed_base": base_prefix, "installed_platbase": base_exec_prefix}
+        bases = {
+            "base": base_prefix,
+            "platbase": base_exec_prefix,
+            "installed_base": base_prefix,
+            "installed_platbase": base_exec_prefix,
+        }
         stdlib = [sysconfig.get_path(name, vars=bases) for name in ("stdlib", "platstdlib")]
     stdlib_dirs = [p for p in map(real, stdlib) if p]
     entries = [p for p in map(real, path if path is not None else sys.path) if p]
@@ -176,14 +185,13 @@ def describe_interpreter(
     others += [p for p in map(real, site.getsitepackages([base_prefix, base_exec_prefix])) if p]
     others += [p for p in (real(prefix), package, package.parent) if p]
     keep = [executable, *stdlib_dirs, *roots]
-    hidden = sorted({
-        h for h in others
-        if h.is_dir() and any(_under(h, r) for r in roots) and not any(_under(k, h) for k in keep)
-    })
+    hidden = sorted(
+        {h for h in others if h.is_dir() and any(_under(h, r) for r in roots) and not any(_under(k, h) for k in keep)}
+    )
     return Interpreter(executable, tuple(sorted(roots)), tuple(hidden))
 
 
-@lru_cache(maxsize=None)
+@cache
 def interpreter() -> Interpreter:
     return describe_interpreter(executable=PYTHON)
 
@@ -207,14 +215,31 @@ def _bwrap_mounts(described: Interpreter | None = None) -> list[str]:
         args += ["--tmpfs", str(path)]
     return [
         *args,
-        "--proc", "/proc", "--dev", "/dev",
-        "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
-        "--die-with-parent", "--new-session", "--clearenv",
-        "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp", "--setenv", "LANG", "C.UTF-8",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--unshare-ipc",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+        "--setenv",
+        "PATH",
+        "/usr/bin:/bin",
+        "--setenv",
+        "HOME",
+        "/tmp",
+        "--setenv",
+        "LANG",
+        "C.UTF-8",
     ]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _bwrap_supports(option: str) -> bool:
     bwrap = shutil.which("bwrap")
     if not bwrap:
@@ -231,8 +256,14 @@ def _bwrap_user(root: bool) -> list[str]:
     if root:
         return []
     # --disable-userns: no namespace of its own inside, so nothing can rearrange its mounts.
-    return ["--unshare-user", "--uid", "65534", "--gid", "65534",
-            *(["--disable-userns"] if _bwrap_supports("--disable-userns") else [])]
+    return [
+        "--unshare-user",
+        "--uid",
+        "65534",
+        "--gid",
+        "65534",
+        *(["--disable-userns"] if _bwrap_supports("--disable-userns") else []),
+    ]
 
 
 @dataclass(frozen=True)
@@ -241,7 +272,7 @@ class Probe:
     problem: str = ""  # why bubblewrap is not used: its own error, as it printed it
 
 
-@lru_cache(maxsize=None)
+@cache
 def probe() -> Probe:
     """Which isolation works here, trying bubblewrap exactly as the jail runs it."""
     root = os.getuid() == 0
@@ -258,7 +289,11 @@ def probe() -> Probe:
     try:
         run = subprocess.run(
             [bwrap, *_bwrap_mounts(), *_bwrap_user(root), "--", str(PYTHON), "-I", "-S", "-c", "pass"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={}, timeout=30,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env={},
+            timeout=30,
         )
     except (OSError, subprocess.SubprocessError) as exc:
         return Probe(fallback, f"{bwrap} could not run: {exc}")
@@ -269,7 +304,7 @@ def probe() -> Probe:
 
 
 def isolation() -> str:
-    """"bubblewrap" when the real jail works here; else "separate-uid" as root, "none" otherwise."""
+    """ "bubblewrap" when the real jail works here; else "separate-uid" as root, "none" otherwise."""
     return probe().mode
 
 
@@ -290,15 +325,19 @@ def refusal(command: str) -> str:
     """Why `command` will not run submissions here, and what would fix it (not root, no usable bubblewrap)."""
     problem = probe().problem
     if shutil.which("bwrap"):
-        fix = ("allow unprivileged user namespaces, e.g. `sudo sysctl kernel.unprivileged_userns_clone=1` "
-               "(Debian) or `sudo sysctl kernel.apparmor_restrict_unprivileged_userns=0` (Ubuntu 23.10 and "
-               "later); in a container, allow user namespaces (or run the grader as root)")
+        fix = (
+            "allow unprivileged user namespaces, e.g. `sudo sysctl kernel.unprivileged_userns_clone=1` "
+            "(Debian) or `sudo sysctl kernel.apparmor_restrict_unprivileged_userns=0` (Ubuntu 23.10 and "
+            "later); in a container, allow user namespaces (or run the grader as root)"
+        )
     else:
         fix = "install bubblewrap (`sudo apt-get install bubblewrap`)"
-    return (f"{command}: refusing to run submissions without isolation: {problem}.\n"
-            f"To fix it, {fix}.\n"
-            f"To run anyway, NOT isolated (a submission can then read the hidden tests and your files), "
-            f"pass --no-sandbox.")
+    return (
+        f"{command}: refusing to run submissions without isolation: {problem}.\n"
+        f"To fix it, {fix}.\n"
+        f"To run anyway, NOT isolated (a submission can then read the hidden tests and your files), "
+        f"pass --no-sandbox."
+    )
 
 
 # ---------------------------------------------------------------- separate-uid: hiding the kit
@@ -314,7 +353,7 @@ STATE_DIRS = (Path("/var/lib/meteor-kit"), Path("/tmp/meteor-kit-state"))
 _hidden: dict[str, Any] = {"by": None, "paths": []}
 
 
-@lru_cache(maxsize=None)
+@cache
 def state_dir() -> Path:
     for place in STATE_DIRS:
         try:
@@ -460,7 +499,7 @@ def _exit_on_signal(number: int, frame: Any) -> None:
 ROOT_SKIPS = ("site-packages", "dist-packages", "test", "idlelib", "tkinter", "turtledemo", "ensurepip")
 
 
-@lru_cache(maxsize=None)
+@cache
 def separate_root(python: Path) -> Path:
     """A root directory for the separate-uid jail: `python`'s standard library and the libraries
     its C modules load, nothing else. Made once per machine (hard links where it can).
@@ -482,8 +521,13 @@ def separate_root(python: Path) -> Path:
     building = Path(tempfile.mkdtemp(prefix="building-", dir=home))
     try:
         for path in paths:
-            shutil.copytree(path, building / path.relative_to("/"), symlinks=True,
-                            ignore=shutil.ignore_patterns(*ROOT_SKIPS), copy_function=_link_or_copy)
+            shutil.copytree(
+                path,
+                building / path.relative_to("/"),
+                symlinks=True,
+                ignore=shutil.ignore_patterns(*ROOT_SKIPS),
+                copy_function=_link_or_copy,
+            )
         libraries = set()
         for module in building.rglob("*.so"):
             listed = subprocess.run(["ldd", str(module)], capture_output=True, text=True, env={})
@@ -519,6 +563,7 @@ def _python_for_others() -> Path:
     Without bubblewrap there is no bind mount to make pyenv's Python (under /root) reachable,
     so take the system's interpreter of the same version when ours is out of reach.
     """
+
     def reachable(path: Path) -> bool:
         return all(p.stat().st_mode & 0o001 for p in [*path.parents[:-1]]) and bool(path.stat().st_mode & 0o005)
 
@@ -585,10 +630,22 @@ class Jail:
             self.root = config["root"] = str(separate_root(python))
         if self.mode == "bubblewrap":
             argv = [
-                shutil.which("bwrap"), *_bwrap_mounts(), *_bwrap_user(root),
-                "--ro-bind", str(CHILD), "/jail/jail_child.py",
-                "--size", str(self.limits.tmp_mb << 20), "--perms", "1777", "--tmpfs", "/tmp", "--chdir", "/tmp",
-                "--", *command,
+                shutil.which("bwrap"),
+                *_bwrap_mounts(),
+                *_bwrap_user(root),
+                "--ro-bind",
+                str(CHILD),
+                "/jail/jail_child.py",
+                "--size",
+                str(self.limits.tmp_mb << 20),
+                "--perms",
+                "1777",
+                "--tmpfs",
+                "/tmp",
+                "--chdir",
+                "/tmp",
+                "--",
+                *command,
             ]
             popen_extra: dict[str, Any] = {}
         else:
@@ -601,8 +658,14 @@ class Jail:
         stdin = _config_pipe(config)
         try:
             self.proc = subprocess.Popen(
-                argv, stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                pass_fds=inner, start_new_session=True, env={"PATH": "/usr/bin:/bin"}, **popen_extra,
+                argv,
+                stdin=stdin,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                pass_fds=inner,
+                start_new_session=True,
+                env={"PATH": "/usr/bin:/bin"},
+                **popen_extra,
             )
         finally:
             os.close(stdin)
@@ -784,10 +847,19 @@ class SandboxedSubmission(CallsByName):
         load: Any = None
         try:
             # The code goes to the child alone: the server never holds a submission.
-            self._send(self._req_w, {"source": self.source, "filename": self.filename, "function": self.function,
-                                     "positional": positional, "keywords": keywords, "seq": self._seq,
-                                     "modules": self.modules},
-                       deadline=spawning + limit)
+            self._send(
+                self._req_w,
+                {
+                    "source": self.source,
+                    "filename": self.filename,
+                    "function": self.function,
+                    "positional": positional,
+                    "keywords": keywords,
+                    "seq": self._seq,
+                    "modules": self.modules,
+                },
+                deadline=spawning + limit,
+            )
             payload = self._read_answer(self._seq, max(spawning + limit - time.monotonic(), 0.0))
             if payload is not None:
                 load = _parse_load(payload)
@@ -809,8 +881,7 @@ class SandboxedSubmission(CallsByName):
         self.load_output = load["output"]
         if not load.get("ok"):
             if isinstance(load.get("signature"), str):
-                raise LoadError(f"{self.function} takes {load['signature'][:200]}, but the tests call "
-                                f"{self.signature}")
+                raise LoadError(f"{self.function} takes {load['signature'][:200]}, but the tests call {self.signature}")
             if isinstance(load.get("error"), str):
                 raise LoadError(load["error"][:2000])
             if not load.get("defined"):
@@ -1096,7 +1167,7 @@ class SandboxedSubmission(CallsByName):
                 pass
         self._jail.close()
 
-    def __enter__(self) -> "SandboxedSubmission":
+    def __enter__(self) -> SandboxedSubmission:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -1274,7 +1345,7 @@ def _check_value(value: Any, depth: int = 0, left: list[int] | None = None) -> N
     if type(value) is list:
         items = value
     elif type(value) is dict and len(value) == 1:
-        (tag, text), = value.items()
+        ((tag, text),) = value.items()
         if tag in ("float", "opaque") and type(text) is str and len(text) <= 200:
             if tag == "float":
                 try:
@@ -1304,7 +1375,7 @@ def decode(value: Any) -> Any:
         return [decode(v) for v in value]
     if type(value) is not dict:
         return value
-    (tag, inner), = value.items()
+    ((tag, inner),) = value.items()
     if tag == "float":
         return float(inner)
     if tag == "tuple":

@@ -12,18 +12,17 @@ import io
 import json
 import re
 import sys
-import time
+from collections.abc import Callable
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 from _pytest.unraisableexception import gc_collect_iterations_key
 
 from grader.core import diagnosis as diagnosis_core
-from grader.core import exercise
-from grader.core import runner
+from grader.core import exercise, runner
 from grader.core.checks import describe
 from grader.core.submission import CallsByName, LoadError, LocalSubmission, SubmissionError
 
@@ -277,8 +276,15 @@ def not_reached(result: dict, collected: list[dict], guard: Guard) -> None:
         if test["name"] not in seen:
             points = EXERCISE.tiers[test["tier"]].points
             result["tests"].append(
-                {"name": test["name"], "tier": test["tier"], "status": "not_run", "message": f"not run: {reason}",
-                 "output": "", "score": 0.0, "max_score": points}
+                {
+                    "name": test["name"],
+                    "tier": test["tier"],
+                    "status": "not_run",
+                    "message": f"not run: {reason}",
+                    "output": "",
+                    "score": 0.0,
+                    "max_score": points,
+                }
             )
     result["max_score"] = sum(t["max_score"] for t in result["tests"])
 
@@ -337,7 +343,15 @@ def warm_up() -> None:
     """Collect the tests once, so the first real run finds them imported and rewritten."""
     with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
         pytest.main(
-            [str(runner.hidden_tests_dir()), "-q", "--collect-only", "-p", "no:cacheprovider", "--tiers", ",".join(EXERCISE.browser_tiers)]
+            [
+                str(runner.hidden_tests_dir()),
+                "-q",
+                "--collect-only",
+                "-p",
+                "no:cacheprovider",
+                "--tiers",
+                ",".join(EXERCISE.browser_tiers),
+            ]
         )
     # What is loaded now stays for the page's life: keep the collector from scanning it again and again.
     gc.collect()
@@ -370,7 +384,7 @@ def try_it(source: str, args_json: str, kwargs_json: str) -> str:
             result = {"status": "error", "message": f"could not load your code: {exc}"}
         except SubmissionError as exc:
             result = {"status": exc.status, "message": exc.message, "traceback": exc.traceback}
-        except BaseException as exc:  # noqa: BLE001 - e.g. a repr() that raises: still the student's
+        except BaseException as exc:
             result = {"status": "error", "message": f"{type(exc).__name__}: {exc}"}
     result["output"] = runner.truncate(out.getvalue(), 2000)
     return json.dumps(result)

@@ -39,8 +39,9 @@ def expect_detail(got: object, want: dict, *, call: str | None = None) -> dict:
     """Pass when `got` is the detail dict: exactly the keys wer, errors, words, with the right values."""
     where = f"{call}: " if call else ""
     if type(got) is not dict:
-        raise WrongAnswer(f"{where}expected {want!r}, but word_error_rate returned {type_name(got)}; "
-                          "with detail=True it must return a dict")
+        raise WrongAnswer(
+            f"{where}expected {want!r}, but word_error_rate returned {type_name(got)}; with detail=True it must return a dict"
+        )
     if sorted(got, key=str) != sorted(DETAIL_KEYS):
         raise WrongAnswer(f"{where}expected the keys {list(DETAIL_KEYS)}, got {sorted(map(repr, got))}")
     for name in ("errors", "words"):

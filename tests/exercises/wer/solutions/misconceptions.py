@@ -6,8 +6,8 @@ the probes and names the model whose answers a submission's match.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 
 def _edit_distance(ref: list[str], hyp: list[str]) -> int:
@@ -44,17 +44,37 @@ class Model:
 
 
 MODELS = [
-    Model("no_lowercase", "words are compared without lowercasing them", "rule 1, Words",
-          "lowercase each text with str.lower()", tokens=str.split),
-    Model("split_on_space", "texts are split on single spaces", "rule 1, Words",
-          "split each text with str.split(), on any run of whitespace", tokens=lambda text: text.lower().split(" ")),
-    Model("positional", "words are compared position by position", "rule 2, Errors",
-          "count the fewest substitutions, deletions and insertions (the edit distance over words)",
-          distance=_positional),
-    Model("over_hypothesis", "the errors are divided by the hypothesis's length", "rule 3, Rate",
-          "divide by N, the number of words in the reference", over_hypothesis=True),
-    Model("no_rounding", "the rate is not rounded", "rule 3, Rate", "round the rate to 3 decimals with round(x, 3)",
-          rounded=False),
+    Model(
+        "no_lowercase",
+        "words are compared without lowercasing them",
+        "rule 1, Words",
+        "lowercase each text with str.lower()",
+        tokens=str.split,
+    ),
+    Model(
+        "split_on_space",
+        "texts are split on single spaces",
+        "rule 1, Words",
+        "split each text with str.split(), on any run of whitespace",
+        tokens=lambda text: text.lower().split(" "),
+    ),
+    Model(
+        "positional",
+        "words are compared position by position",
+        "rule 2, Errors",
+        "count the fewest substitutions, deletions and insertions (the edit distance over words)",
+        distance=_positional,
+    ),
+    Model(
+        "over_hypothesis",
+        "the errors are divided by the hypothesis's length",
+        "rule 3, Rate",
+        "divide by N, the number of words in the reference",
+        over_hypothesis=True,
+    ),
+    Model(
+        "no_rounding", "the rate is not rounded", "rule 3, Rate", "round the rate to 3 decimals with round(x, 3)", rounded=False
+    ),
 ]
 PAIRS: list = []  # no pairs: the page downloads every pair's answers, and these five seldom meet
 
@@ -75,6 +95,8 @@ EXAMPLES = [("the cat sat", "the cat sat down")]  # the statement's example
 
 def probes() -> list[dict]:
     """The diagnosis's inputs: the statement's examples first, then ours; one with detail=True."""
-    return ([{"args": [r, h], "kwargs": {}, "origin": "examples"} for r, h in EXAMPLES]
-            + [{"args": [r, h], "kwargs": {}, "origin": "probe"} for r, h in OUR_PROBES]
-            + [{"args": ["a b c", "a c"], "kwargs": {"detail": True}, "origin": "probe"}])
+    return (
+        [{"args": [r, h], "kwargs": {}, "origin": "examples"} for r, h in EXAMPLES]
+        + [{"args": [r, h], "kwargs": {}, "origin": "probe"} for r, h in OUR_PROBES]
+        + [{"args": ["a b c", "a c"], "kwargs": {"detail": True}, "origin": "probe"}]
+    )

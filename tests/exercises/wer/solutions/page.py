@@ -22,5 +22,13 @@ def try_examples() -> list[dict]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # its tier mark is registered by the tests' conftest, not here
         examples = _load(HERE / "hidden_tests" / "test_examples.py", "_wer_examples_for_build").EXAMPLES
-    return [{"key": key, "title": key.replace("_", " "), "args": [r, h], "kwargs": kwargs,
-             "score": reference.word_error_rate(r, h, **kwargs)} for key, (r, h, kwargs, _) in examples.items()]
+    return [
+        {
+            "key": key,
+            "title": key.replace("_", " "),
+            "args": [r, h],
+            "kwargs": kwargs,
+            "score": reference.word_error_rate(r, h, **kwargs),
+        }
+        for key, (r, h, kwargs, _) in examples.items()
+    ]

@@ -29,7 +29,10 @@ RULE_PENALTY = "Penalty: γ·(chunks/m)^β"
 RULE_ROUND = "Score: rounded to 3 decimal places"
 RULE_EMPTY = "Nothing to match: the score is 0.0"
 
-LONG = "the quick brown fox jumps over the lazy dog while the small bird sings in the tall green tree near the old river bank"
+LONG = (
+    "the quick brown fox jumps over the lazy dog while the small bird "
+    "sings in the tall green tree near the old river bank"
+)
 
 
 class Case(NamedTuple):
@@ -44,26 +47,12 @@ class Case(NamedTuple):
 CASES = [
     Case("original_worked_example", RULE_ALL, "Rain falls gently from the sky", "Gentle rain drops from the sky", {}, 0.625),
     Case("longer_exact_match_scores_near_1", RULE_ALL, LONG, LONG, {}, 0.9999638310185185),
-    Case(
-        "all_parameters_at_once",
-        RULE_ALL,
-        "the cat sat on the mat",
-        "the cat on a mat",
-        {"alpha": 0.3, "beta": 2.5, "gamma": 0.8},
-        0.6479838820850494,
-    ),
+    Case("all_parameters_at_once", RULE_ALL, "the cat sat on the mat", "the cat on a mat", {"alpha": 0.3, "beta": 2.5, "gamma": 0.8}, 0.6479838820850494),
     Case("uppercase_reference", RULE_CASE, "THE Cat SAT", "the cat sat", {}, 0.9814814814814815),
     Case("uppercase_candidate", RULE_CASE, "a b c d", "A B x D", {}, 0.6388888888888888),
     # str.casefold() would turn "ß" into "ss"; str.lower() keeps it.
     Case("lower_is_not_casefold", RULE_CASE, "Die Straße ist lang", "DIE STRASSE IST LANG", {}, 0.6388888888888888),
-    Case(
-        "runs_of_spaces_tabs_newlines",
-        RULE_SPLIT,
-        "the  cat\tsat\non   the mat",
-        " the cat sat on the mat \n",
-        {},
-        0.9976851851851852,
-    ),
+    Case("runs_of_spaces_tabs_newlines", RULE_SPLIT, "the  cat\tsat\non   the mat", " the cat sat on the mat \n", {}, 0.9976851851851852),
     Case("leading_and_trailing_whitespace", RULE_SPLIT, "\n\t sky is blue \t", "  the sky is blue", {}, 0.9498207885304659),
     Case("punctuation_is_part_of_the_token", RULE_PUNCT, "Hello, world!", "hello world", {}, 0.0),
     Case("same_punctuation_matches", RULE_PUNCT, "the sky.", "the sky.", {}, 0.9375),
@@ -118,9 +107,7 @@ def test_fragmented_matches_score_lower_than_contiguous(submission):
     contiguous = scored(submission, 0.49609375, RULE_CHUNKS, reference, "a b c d w x y z")
     fragmented = scored(submission, 0.25, RULE_CHUNKS, reference, "a w b x c y d z")
     if not fragmented < contiguous:
-        raise WrongAnswer(
-            f"the fragmented candidate scored {fragmented}, not lower than the contiguous one ({contiguous}) [rule: {RULE_CHUNKS}]"
-        )
+        raise WrongAnswer(f"the fragmented candidate scored {fragmented}, not lower than the contiguous one ({contiguous}) [rule: {RULE_CHUNKS}]")
 
 
 def test_longer_exact_match_is_close_to_1(submission):

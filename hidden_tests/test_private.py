@@ -129,11 +129,7 @@ SINGLE_TWINS = {
     "examples-no_common_word": ("red apple", "green pear", {}),
     "examples-repeated_word_is_clipped": ("red fish", "red red red red fish", {}),
     "examples-punctuation_stays_in_the_token": ("Good night, moon!", "good night moon", {}),
-    "examples-custom_parameters": (
-        "a bird sings in the old tree",
-        "a bird in the tree",
-        {"alpha": 0.5, "beta": 2, "gamma": 0.25},
-    ),
+    "examples-custom_parameters": ("a bird sings in the old tree", "a bird in the tree", {"alpha": 0.5, "beta": 2, "gamma": 0.25}),
     "examples-empty_reference": ("", "something else", {}),
     "hidden-original_worked_example": ("Cold wind blows across the field", "cold breeze blows across the field", {}),
     "hidden-longer_exact_match_scores_near_1": (LONG_TWIN, LONG_TWIN, {}),
@@ -215,6 +211,7 @@ def _unseen(twin_of: str) -> str:
     return f"the same rule as {twin_of}, on an input you never see: "
 
 
+
 # The property tier's twins: each property, checked on a fixed list of inputs drawn from words
 # the visible tests never use.
 TWIN_WORDS = ["moon", "star", "river", "stone", "lamp", "road,", "Tree.", "owl", "don't", "sea"]
@@ -228,11 +225,8 @@ def _words(rng: random.Random, least: int = 1, most: int = 9, vocabulary=TWIN_WO
 
 
 def _any_parameters(rng: random.Random) -> dict:
-    return {
-        "alpha": rng.choice([0.0, 0.5, 1.0, rng.random()]),
-        "beta": rng.choice([0, 1, 3, rng.uniform(0, 6)]),
-        "gamma": rng.choice([0.0, 1.0, rng.random()]),
-    }
+    return {"alpha": rng.choice([0.0, 0.5, 1.0, rng.random()]), "beta": rng.choice([0, 1, 3, rng.uniform(0, 6)]),
+            "gamma": rng.choice([0.0, 1.0, rng.random()])}
 
 
 def _twin_say(key: str, text: str) -> WrongAnswer:
@@ -274,9 +268,7 @@ def _whitespace(submission, key, rng):
 
 
 def _no_common_word(submission, key, rng):
-    got = _valid(
-        submission, key, " ".join(_words(rng)), " ".join(_words(rng, vocabulary=TWIN_OTHER_WORDS)), **_any_parameters(rng)
-    )
+    got = _valid(submission, key, " ".join(_words(rng)), " ".join(_words(rng, vocabulary=TWIN_OTHER_WORDS)), **_any_parameters(rng))
     if got != 0.0:
         raise _twin_say(key, f"texts with no word in common must score 0.0, got {got}")
 
@@ -308,7 +300,7 @@ def _repeated(submission, key, rng):
 def _more_chunks(submission, key, rng):
     matched = rng.sample(TWIN_WORDS, rng.randint(2, 6))
     fillers = _words(rng, len(matched) - 1, len(matched) + 2, TWIN_OTHER_WORDS)
-    interleaved = [w for pair in zip(matched, fillers) for w in pair] + matched[len(fillers) :] + fillers[len(matched) :]
+    interleaved = [w for pair in zip(matched, fillers) for w in pair] + matched[len(fillers):] + fillers[len(matched):]
     together = _valid(submission, key, " ".join(matched), " ".join(matched + fillers))
     scattered = _valid(submission, key, " ".join(matched), " ".join(interleaved))
     if scattered > together:

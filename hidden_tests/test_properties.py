@@ -111,7 +111,7 @@ def test_more_chunks_never_raise_the_score(submission, matched, data):
     reference = " ".join(matched)
     together = " ".join(matched + fillers)
     # Same words, same m, P and R; only the number of chunks grows.
-    interleaved = [w for pair in zip(matched, fillers) for w in pair] + matched[len(fillers) :] + fillers[len(matched) :]
+    interleaved = [w for pair in zip(matched, fillers) for w in pair] + matched[len(fillers):] + fillers[len(matched):]
     contiguous_score = score(submission, reference, together)
     scattered_score = score(submission, reference, " ".join(interleaved))
     if scattered_score > contiguous_score:

@@ -154,7 +154,7 @@ def test_a_probe_that_hangs_ends_its_batch_and_later_probes_still_run():
     table = diagnose._table()
     with SandboxedSubmission("student.py", source=source, timeout=0.3) as box:
         outputs = diagnose._probe_in_batches(box, table, budget=30.0)
-    hangs = [i for i, p in enumerate(table["probes"]) if "cat" in p["reference"]]
+    hangs = [i for i, p in enumerate(table["probes"]) if "cat" in p["args"][0]]
     last = hangs[diagnose.MAX_TIMEOUTS]  # past this many timeouts the probing stops
     assert len(hangs) > diagnose.MAX_TIMEOUTS + 1 and hangs[0] > 0
     expected = [{"error": "timeout"} if i in hangs else 0.25 for i in range(last + 1)]

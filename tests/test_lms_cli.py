@@ -147,13 +147,13 @@ def test_ctrl_c_or_a_termination_removes_the_unpacked_zip(meteor_kit, tmp_path, 
         head.append(line)
         if line.startswith("graded 1/7"):
             break
-    assert list(scratch.glob("meteor-download-*/*_assignsubmission_file_"))  # unpacked there, while it runs
+    assert list(scratch.glob("kit-download-*/*_assignsubmission_file_"))  # unpacked there, while it runs
     process.send_signal(getattr(signal, stop))
     _, rest = process.communicate(timeout=120)
     stderr = "".join(head) + rest
     assert process.returncode == 130, stderr
     assert "Traceback" not in stderr
-    assert not list(scratch.glob("meteor-download-*"))
+    assert not list(scratch.glob("kit-download-*"))
 
 
 def test_running_again_on_the_zip_keeps_every_result_and_who_it_is(meteor_kit, tmp_path, runs):

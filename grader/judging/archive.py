@@ -63,7 +63,7 @@ def is_zip(path: str) -> bool:
 @contextmanager
 def unpacked(path: str) -> Iterator[Unpacked]:
     """The zip at `path` unpacked into a private temporary folder, removed on leaving (Ctrl+C too)."""
-    root = tempfile.mkdtemp(prefix="meteor-download-")
+    root = tempfile.mkdtemp(prefix="kit-download-")
     owner = os.getpid()
     try:
         yield unpack(path, root)

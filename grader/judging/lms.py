@@ -4,7 +4,7 @@ Pure functions over names and metadata (nothing here opens a file): `intake` lis
 download safely and calls these. Layouts, as each LMS documents its download:
 
 - canvas: flat files `<login>[_LATE]_<user id>_<submission id>_<original name>`; a file
-  uploaded again gets `-N` added to its original name (`meteor-1.py`), the highest N the latest.
+  uploaded again gets `-N` added to its original name (`solution-1.py`), the highest N the latest.
 - moodle: a folder per student `<Full Name>_<participant id>_assignsubmission_file_/` (and
   `_assignsubmission_onlinetext_/` folders holding onlinetext.html, which are not code); older
   Moodles put the same prefix on flat file names.
@@ -32,7 +32,7 @@ MAX_SUBMITTERS = 50  # a Gradescope group larger than this is cut (its metadata 
 FIELD_LIMIT = 300  # characters kept of any identity field
 
 CANVAS = re.compile(r"^(?P<login>.+?)(?P<late>_LATE)?_(?P<user>\d+)_(?P<sub>\d+)_(?P<original>.+)$", re.S)
-# Canvas's "-N" on a resubmitted file: before the suffix (`meteor-2.py`), or at the very end.
+# Canvas's "-N" on a resubmitted file: before the suffix (`solution-2.py`), or at the very end.
 RESUBMITTED = re.compile(r"^(?P<base>.+?)-(?P<n>\d{1,4})(?P<suffix>\.[^.]*)?$", re.S)
 MOODLE_DIR = re.compile(r"^(?P<name>.+)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z]+)_?$", re.S)
 MOODLE_FILE = re.compile(r"^(?P<name>.+?)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<original>.+)$", re.S)
@@ -190,7 +190,7 @@ def canvas_name(filename: str) -> dict | None:
 
 
 def resubmission(original: str) -> tuple[str, int]:
-    """`meteor-2.py` -> (`meteor.py`, 2); a name without Canvas's `-N` is version 0."""
+    """`solution-2.py` -> (`solution.py`, 2); a name without Canvas's `-N` is version 0."""
     match = RESUBMITTED.match(original)
     if not match:
         return original, 0

@@ -32,4 +32,5 @@ def test_rule(submission, name):
 
 
 def test_detail_counts_errors_and_words(submission):
-    VALUES.expect_detail(submission.word_error_rate("a b c d", "a x c", detail=True), {"wer": 0.5, "errors": 2, "words": 4})
+    VALUES.expect_detail(submission.word_error_rate("a b c d", "a x c", detail=True),
+                         {"wer": 0.5, "errors": 2, "words": 4})

@@ -156,7 +156,15 @@ def choose_exercise(argv: list[str] | None) -> None:
 def main(argv: list[str] | None = None) -> int:
     choose_exercise(argv)
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    try:
+        code = args.func(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`meteor-kit check --json | head`): what it wanted it has. Python
+        # would flush stdout again at exit and print a traceback, so point stdout at nothing first.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # as a shell reports a command ended by SIGPIPE
+    return code
 
 
 if __name__ == "__main__":

@@ -147,10 +147,30 @@ def classify(excinfo: pytest.ExceptionInfo | None, tier: str) -> tuple[str, str]
         return exc.status, _join(exc.message + detail, notes)
     if isinstance(exc, WrongAnswer):
         return "fail", _join(str(exc), notes)
+    if _is_flaky(exc):
+        return "fail", _join(_flaky_message(exc), notes.split(_NOT_REPRODUCED)[0].rstrip())
     if isinstance(exc, AssertionError):
         text = str(exc).split("\nassert ")[0]
         return "fail", _join(text, notes)
     return "error", _join(f"{type(exc).__name__}: {exc}", notes)
+
+
+# Hypothesis's own account of a flaky test goes on with the traceback it expected, which names
+# the kit's files: the student is told what happened in their terms instead.
+_NOT_REPRODUCED = "Failed to reproduce exception."
+
+
+def _is_flaky(exc: BaseException) -> bool:
+    return any(c.__name__ == "Flaky" and c.__module__ == "hypothesis.errors" for c in type(exc).__mro__)
+
+
+def _flaky_message(exc: BaseException) -> str:
+    first = next(iter(getattr(exc, "exceptions", ())), None)
+    seen = f" The first time: {str(first).splitlines()[0]}" if first is not None and str(first) else ""
+    return (
+        "the same input gave a different answer when it was tried again, so the result cannot be "
+        "trusted: does your function use randomness, the clock, or remember earlier calls?" + seen
+    )
 
 
 def _join(message: str, notes: str) -> str:

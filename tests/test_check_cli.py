@@ -218,3 +218,30 @@ def test_a_function_whose_answers_change_from_call_to_call_is_told_so_without_th
         assert "Flaky" not in test["message"]
     assert all(t["status"] == "fail" for t in told)
     assert "randomness" in told[0]["message"] and "meteor_score(" in told[0]["message"]
+
+
+def _python(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BIN / "python"), "-c", code], cwd=KIT_ROOT, capture_output=True, text=True, timeout=120)
+
+
+def test_ctrl_c_while_the_command_starts_is_one_line_and_exit_130():
+    # As the `meteor-kit` program, a Ctrl+C during the imports ends it at once, without a traceback.
+    done = _python(
+        "import os, signal, sys, time\nsys.argv[0] = 'meteor-kit'\nimport grader.cli\n"
+        "os.kill(os.getpid(), signal.SIGINT)\ntime.sleep(30)\n"
+    )
+    assert (done.returncode, done.stderr) == (130, "meteor-kit: interrupted\n")
+
+
+def test_ctrl_c_in_a_command_is_one_line_and_exit_130():
+    done = _python(
+        "import sys\nsys.argv[0] = 'meteor-kit'\nimport grader.cli.main as m\n"
+        "def stopped(args):\n    raise KeyboardInterrupt\n"
+        "m.cmd_check = stopped\nsys.exit(m.main(['check', 'solutions/reference.py']))\n"
+    )
+    assert (done.returncode, done.stderr) == (130, "meteor-kit: interrupted\n")
+
+
+def test_importing_the_cli_in_another_program_leaves_its_ctrl_c_alone():
+    done = _python("import signal, grader.cli.main\nprint(signal.getsignal(signal.SIGINT) is signal.default_int_handler)")
+    assert done.stdout.strip() == "True", done.stderr

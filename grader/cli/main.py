@@ -6,8 +6,10 @@ import argparse
 import importlib
 import json
 import os
+import signal
 import stat
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -156,9 +158,17 @@ def choose_exercise(argv: list[str] | None) -> None:
 def main(argv: list[str] | None = None) -> int:
     choose_exercise(argv)
     args = build_parser().parse_args(argv)
+    if (
+        signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+        and threading.current_thread() is threading.main_thread()
+    ):
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # the command handles Ctrl+C from here (grade saves its work)
     try:
         code = args.func(args)
         sys.stdout.flush()
+    except KeyboardInterrupt:
+        print("meteor-kit: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:
         # The reader went away (`meteor-kit check --json | head`): what it wanted it has. Python
         # would flush stdout again at exit and print a traceback, so point stdout at nothing first.

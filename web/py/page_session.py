@@ -364,10 +364,15 @@ def warm_up_run(halted: Halted = never_halted) -> None:
     Restored from the build's snapshot, Python has everything imported, but this browser has yet
     to compile the WebAssembly behind most of its functions. The worker makes this run once
     Python is ready, on a function that always answers 0.0 (it passes some tests and fails the
-    rest); `halted` ends it as soon as the page asks for anything.
+    rest). The page's first call interrupts it (KeyboardInterrupt) and sets what `halted` reads,
+    which ends the rest of it where the interrupt became a call's timeout; the worker starts that
+    call once this has unwound.
     """
     with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
-        run_tests(f"def {EXERCISE.function}(*args, **kwargs):\n    return 0.0\n", lambda kind, data: None, halted)
+        try:
+            run_tests(f"def {EXERCISE.function}(*args, **kwargs):\n    return 0.0\n", lambda kind, data: None, halted)
+        except KeyboardInterrupt:
+            pass
 
 
 def try_it(source: str, args_json: str, kwargs_json: str) -> str:

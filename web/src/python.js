@@ -39,6 +39,7 @@ export class PythonWorker {
     this.interrupt = shared ? new Uint8Array(shared, 0, 1) : null;
     this.haltFlag = shared ? new Uint8Array(shared, 4, 1) : null;
     this.waiting = shared ? new Uint8Array(shared, 5, 1) : null;
+    this.warming = true; // until the worker's "warmed": a call interrupts the warm-up run
     this.pending = new Map();
     const early = self.kitEarlyWorker;
     self.kitEarlyWorker = null;
@@ -53,7 +54,7 @@ export class PythonWorker {
       event.preventDefault();
       this.fail(`the Python worker could not start: ${event.message || "unknown error"}`);
     };
-    this.worker.postMessage({ type: "init", shared });
+    this.worker.postMessage({ type: "init", shared, slowWarmUp: self.kitSlowWarmUp || 0 });
     if (early) for (const message of early.messages) this.handle(message);
   }
 
@@ -83,6 +84,7 @@ export class PythonWorker {
       this.readyResolve(message.seconds);
       if (this.state !== "busy") this.setState("ready", { seconds: message.seconds, interruptible: Boolean(this.interrupt) });
     } else if (message.type === "warmed") {
+      this.warming = false;
       this.timings = { ...this.timings, warm: (message.at - performance.timeOrigin) / 1000 };
     } else if (message.type === "failed") this.fail(`Python could not start: ${message.message}`);
     else {
@@ -99,9 +101,15 @@ export class PythonWorker {
 
   call(message, onEvent = () => {}) {
     const id = this.nextId++;
-    if (this.interrupt) this.interrupt[0] = 0;
     if (this.haltFlag) this.haltFlag[0] = 0;
-    if (this.waiting) this.waiting[0] = 1; // the worker's warm-up run, if still going, ends now
+    // Before "warmed", the call interrupts the warm-up run (the byte at 5 ends what is left of it,
+    // where the interrupt became a call's timeout). Only the worker clears the interrupt byte,
+    // once the warm-up has unwound and before it starts the call: cleared here, an interrupt
+    // meant for the warm-up could land in the call.
+    if (this.warming && this.interrupt) {
+      this.waiting[0] = 1;
+      this.interrupt[0] = 2;
+    }
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, onEvent });
       this.worker.postMessage({ ...message, id });

@@ -6,7 +6,13 @@
 //                   {type: "done", id, result}, {type: "error", id, message}
 // `shared` (a SharedArrayBuffer, on a cross-origin isolated page) holds the interrupt byte at
 // 0, which Pyodide reads between bytecodes, at 4 why the page wants the run to end now, and at 5
-// whether the page has sent a call (which ends the warm-up run).
+// whether the page has sent a call while the warm-up ran.
+//
+// The warm-up: restored from the snapshot, Python runs the tests once, unseen, right after
+// "ready", so the first real run finds the WebAssembly behind them compiled. A run never overlaps
+// it: the page interrupts it when it sends a call before "warmed", and the worker starts that
+// call only once the warm-up has unwound, with the interrupt byte cleared first (only the worker
+// clears it, so an interrupt meant for the warm-up never lands in the student's run).
 import { loadPyodide } from "./pyodide/pyodide.mjs";
 import { SNAPSHOT, bootPython, gunzipped } from "./boot.js";
 
@@ -14,15 +20,23 @@ const HALT_REASONS = { 1: "you pressed Stop", 2: "the whole run used up its time
 const started = performance.now();
 let session = null;
 let halt = null;
-let waiting = null; // set by the page when it sends a call: ends the warm-up run
+let interrupt = null;
+let waiting = null;
+let slowWarmUp = 0; // tests only: seconds of Python busy before the warm-up, to widen the race window
+let initialized = null;
+const init = new Promise((resolve) => (initialized = resolve));
 // Python starts at once; the page sends its shared memory whenever it is ready to.
 const booting = boot();
+const warming = booting.then(warmUp);
 self.addEventListener("message", (event) => {
-  if (event.data.type !== "init" || !event.data.shared) return;
-  halt = new Uint8Array(event.data.shared, 4, 1);
-  waiting = new Uint8Array(event.data.shared, 5, 1);
-  const interrupt = new Uint8Array(event.data.shared, 0, 1);
-  booting.then((pyodide) => pyodide && pyodide.setInterruptBuffer(interrupt));
+  if (event.data.type !== "init") return;
+  if (event.data.shared) {
+    halt = new Uint8Array(event.data.shared, 4, 1);
+    interrupt = new Uint8Array(event.data.shared, 0, 1);
+    waiting = new Uint8Array(event.data.shared, 5, 1);
+  }
+  slowWarmUp = Number(event.data.slowWarmUp) || 0;
+  initialized();
 });
 const halted = () => (halt && halt[0] ? HALT_REASONS[halt[0]] || "stopped" : "");
 
@@ -49,24 +63,39 @@ async function boot() {
     );
     timings.snapshot = Boolean(pyodide.timings.snapshot);
     postMessage({ type: "ready", seconds: (performance.now() - started) / 1000, timings });
-    // Runs before any message the page sends now, so a run clicked at once waits for it.
-    if (!pyodide.timings.snapshot) session.warm_up();
-    // Restored from the snapshot, the tests are collected already, but this browser has compiled
-    // little of Python yet: a run nobody sees does that, and ends at once when the page asks for
-    // anything (that needs the shared memory, so without it there is no such run).
-    else if (waiting) session.warm_up_run(() => (waiting[0] ? "the page asked for a run" : ""));
-    postMessage({ type: "warmed", at: performance.timeOrigin + performance.now() });
     return pyodide;
   } catch (error) {
     postMessage({ type: "failed", message: String(error && error.message ? error.message : error) });
   }
 }
 
+/** The run nobody sees (see the top); an interrupt from the page ends it at once. */
+async function warmUp(pyodide) {
+  if (!pyodide) return;
+  await init;
+  // Started the long way, collecting the tests (short) must finish: no interrupt buffer yet.
+  if (!pyodide.timings.snapshot) session.warm_up();
+  // Without the shared memory nothing could interrupt the run, and a run clicked now would wait.
+  else if (interrupt) {
+    pyodide.setInterruptBuffer(interrupt);
+    try {
+      if (slowWarmUp) pyodide.runPython(`import time\nend = time.monotonic() + ${slowWarmUp}\nwhile time.monotonic() < end: pass`);
+      session.warm_up_run(() => (waiting[0] ? "the page asked for a run" : ""));
+    } catch {
+      // Interrupted by the page's first call: that call starts now.
+    }
+  }
+  if (interrupt) pyodide.setInterruptBuffer(interrupt);
+  postMessage({ type: "warmed", at: performance.timeOrigin + performance.now() });
+}
+
 self.addEventListener("message", async (event) => {
   const message = event.data;
   if (message.type === "init") return;
-  await booting;
+  await warming;
   if (!session) return;
+  // The page may have interrupted the warm-up just as it ended: that must not reach this call.
+  if (interrupt) interrupt[0] = 0;
   try {
     let result;
     if (message.type === "run") {

@@ -70,6 +70,25 @@ class Report:
         data.update(score=self.score, max_score=self.max_score, passed=self.passed)
         return data
 
+    @classmethod
+    def not_run(cls, submission: str, status: str, message: str, template: list[dict]) -> Report:
+        """A report whose tests never ran (the grader failed, the run was cut short): each test says why."""
+        return cls(submission, status, message, [not_run(t, message) for t in template])
+
+    @classmethod
+    def could_not_load(cls, submission: str, error: str, template: list[dict]) -> Report:
+        """The report of a submission that did not load: every test an error with the reason, as a real run gives."""
+        message = f"{LOAD_PREFIX}{error}"
+        return cls(submission, "error", message, [not_run(t, message, status="error") for t in template])
+
+
+LOAD_PREFIX = "could not load the submission: "
+
+
+def not_run(test: dict, message: str, status: str = "not_run") -> TestResult:
+    """One test of a template (name, tier, max_score) that earned nothing, and why."""
+    return TestResult(test["name"], test["tier"], status, message, "", 0.0, test["max_score"])
+
 
 def truncate(text: str, limit: int = OUTPUT_LIMIT) -> str:
     """Keep the head and say how much was cut."""
@@ -141,7 +160,7 @@ def classify(excinfo: pytest.ExceptionInfo | None, tier: str) -> tuple[str, str]
     exc = excinfo.value
     notes = hypothesis_notes(exc) if tier == "properties" else ""
     if isinstance(exc, LoadError):
-        return "error", f"could not load the submission: {exc}"
+        return "error", f"{LOAD_PREFIX}{exc}"
     if isinstance(exc, SubmissionError):
         detail = f"\n{exc.traceback}" if exc.traceback else ""
         return exc.status, _join(exc.message + detail, notes)

@@ -253,20 +253,12 @@ def _worker(conn: Connection, settings: Settings, tests: Catalogue, core: int | 
 
 def _grader_failed(name: str, template: list[dict], why: str) -> dict:
     message = f"the grader failed on this submission ({why}); grade it again or alone with meteor-kit check"
-    tests = [{**t, "status": "not_run", "message": message, "output": "", "score": 0.0} for t in template]
-    return {
-        "submission": name,
-        "status": "error",
-        "message": message,
-        "tests": tests,
-        "duration": 0.0,
-        "score": 0.0,
-        "max_score": sum(t["max_score"] for t in tests),
-        "passed": 0,
-        "from_memo": 0,
-        "diagnosis": None,
-        "source": None,
-    }
+    return _unscored(runner.Report.not_run(name, "error", message, template))
+
+
+def _unscored(report: runner.Report) -> dict:
+    """A result without a run: no memo, no diagnosis, no source."""
+    return {**report.as_json(), "duration": 0.0, "from_memo": 0, "diagnosis": None, "source": None}
 
 
 def _recorded(result: dict, spec: Spec) -> dict:
@@ -311,20 +303,7 @@ NOT_GRADED = "not graded: the run was interrupted before this submission was gra
 
 def not_graded(name: str, template: list[dict]) -> dict:
     """The result of a submission the run never reached: no score, and a reason."""
-    tests = [{**t, "status": "not_run", "message": NOT_GRADED, "output": "", "score": 0.0} for t in template]
-    return {
-        "submission": name,
-        "status": "not_graded",
-        "message": NOT_GRADED,
-        "tests": tests,
-        "duration": 0.0,
-        "score": 0.0,
-        "max_score": sum(t["max_score"] for t in tests),
-        "passed": 0,
-        "from_memo": 0,
-        "diagnosis": None,
-        "source": None,
-    }
+    return _unscored(runner.Report.not_run(name, "not_graded", NOT_GRADED, template))
 
 
 class Interrupted(Exception):

@@ -164,7 +164,11 @@ class Progress:
         self.collector = found[0] if found else None
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        self.collected = [{"name": item.name, "tier": runner.tier_of(item)} for item in session.items]
+        # The report's template: the page fills it in for the tests a run cut short never reached.
+        self.collected = [
+            {"name": item.name, "tier": runner.tier_of(item), "max_score": EXERCISE.tiers[runner.tier_of(item)].points}
+            for item in session.items
+        ]
         self.post("collected", json.dumps(self.collected))
 
     @pytest.hookimpl(tryfirst=True)
@@ -272,20 +276,7 @@ def not_reached(result: dict, collected: list[dict], guard: Guard) -> None:
     """The tests a halted run never reached, as not_run with the reason, so the report lists them all."""
     seen = {t["name"] for t in result["tests"]}
     reason = "Python ran out of memory in an earlier test" if guard.out_of_memory else guard.halted() or "the run ended early"
-    for test in collected:
-        if test["name"] not in seen:
-            points = EXERCISE.tiers[test["tier"]].points
-            result["tests"].append(
-                {
-                    "name": test["name"],
-                    "tier": test["tier"],
-                    "status": "not_run",
-                    "message": f"not run: {reason}",
-                    "output": "",
-                    "score": 0.0,
-                    "max_score": points,
-                }
-            )
+    result["tests"] += [asdict(runner.not_run(t, f"not run: {reason}")) for t in collected if t["name"] not in seen]
     result["max_score"] = sum(t["max_score"] for t in result["tests"])
 
 

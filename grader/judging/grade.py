@@ -174,9 +174,8 @@ class Grader:
         return confirm(sandbox, steps, deviation, 2 * sandbox.used() + 1.0)
 
     def _unloadable(self, name: str, reason: str, started: float) -> dict:
-        message = f"could not load the submission: {reason}"
-        tests = [runner.TestResult(**{**t, "message": message}) for t in self.tests.template]
-        report = runner.Report(name, "error", message, tests, round(time.monotonic() - started, 3))
+        report = runner.Report.could_not_load(name, reason, self.tests.template)
+        report.duration = round(time.monotonic() - started, 3)
         result = report.as_json()
         result["from_memo"] = 0
         result["diagnosis"] = None

@@ -19,7 +19,6 @@ import select
 import shutil
 import signal
 import stat
-import struct
 import subprocess
 import sys
 import tempfile
@@ -34,16 +33,12 @@ from typing import Any
 from grader.core import exercise
 from grader.core.checks import Opaque
 from grader.core.submission import CallsByName, LoadError, SubmissionError, missing_function_message
+from grader.sandbox import wire
+from grader.sandbox.wire import CONTROL_LIMIT, READ_SIZE, ProtocolError
 
 CHILD = Path(__file__).with_name("child.py")
+WIRE = Path(__file__).with_name("wire.py")  # bound beside the child in the jail: the one module it imports
 PYTHON_PREFIX = Path(sys.base_prefix).resolve()
-# What the trusted side reads from pipes the submission can write on is capped: no line, string
-# or message it sends can make the grader hold more than this (the child never sends more).
-LINE_LIMIT = 256 * 1024  # one answer line (the child's largest, a traceback of 4000 characters, is under 50 KB)
-CONTROL_LIMIT = 64 * 1024  # one control message of the fork server (an event: a few dozen bytes)
-READ_SIZE = 64 * 1024  # bytes read from the answer pipe at once
-STR_LIMIT = 1000  # characters of a string answer (the child cuts its strings there)
-ERROR_LIMIT, TRACEBACK_LIMIT, OUTPUT_LIMIT = 2000, 8000, 2000  # characters (the child sends at most 1000, 4000, 400)
 LOAD_TIMEOUT = 10.0
 SLOW_CALL = 0.25  # seconds after which a call counts as stalled (it probably hangs)
 YIELDING_NICE = 19  # the niceness of a stalled call's processes
@@ -105,10 +100,6 @@ class Answer:
         if self.ok:
             return decode(self.value)
         raise SubmissionError(self.kind, self.error, self.traceback)
-
-
-class ProtocolError(Exception):
-    """The sandbox sent something that is not a well-formed answer."""
 
 
 @dataclass(frozen=True)
@@ -636,6 +627,9 @@ class Jail:
                 "--ro-bind",
                 str(CHILD),
                 "/jail/jail_child.py",
+                "--ro-bind",
+                str(WIRE),
+                "/jail/wire.py",
                 "--size",
                 str(self.limits.tmp_mb << 20),
                 "--perms",
@@ -721,7 +715,7 @@ class Jail:
         if self.alive() and self.mode != "bubblewrap":
             # Without a pid namespace the server must kill the strays before it goes.
             try:
-                _send(self.ctl_w, {"op": "quit"})
+                wire.send(self.ctl_w, {"op": "quit"}, time.monotonic() + 2.0)
                 self.proc.wait(timeout=2)
             except (OSError, subprocess.TimeoutExpired):
                 pass
@@ -784,8 +778,7 @@ class SandboxedSubmission(CallsByName):
         self.load_output = ""
         self._used = 0.0  # seconds spent waiting on the submission: its loads and calls
         self._yielded = False  # its processes were reniced during a slow call
-        self._answers = bytearray()  # read from the answer pipe; messages before _answers_at are taken
-        self._answers_at = 0
+        self._answers = wire.AnswerLines()  # read from the answer pipe, not yet taken
         self._closed = False
         # Called once, the first time a call keeps us waiting: the grader can start other work.
         self.on_slow: Callable[[], None] | None = None
@@ -828,7 +821,6 @@ class SandboxedSubmission(CallsByName):
                 if event is not None:
                     _drain(self._resp_r)
                     self._answers.clear()
-                    self._answers_at = 0
                     self._send(self._ctl_w, {"op": "spawn"})
                     event = self._control(lambda e: e.get("event") == "spawned" and type(e.get("pid")) is int, LOAD_TIMEOUT)
             except (OSError, ProtocolError):
@@ -862,7 +854,7 @@ class SandboxedSubmission(CallsByName):
             )
             payload = self._read_answer(self._seq, max(spawning + limit - time.monotonic(), 0.0))
             if payload is not None:
-                load = _parse_load(payload)
+                load = wire.check_load(payload)
         except TimeoutError:
             pass  # it did not even read its code in time
         except OSError:
@@ -952,7 +944,7 @@ class SandboxedSubmission(CallsByName):
         while done < len(calls):
             try:
                 # Fast path: an answer already read (the child runs ahead of us in a batch).
-                payload = self._buffered(self._seq)
+                payload = self._answers.next(self._seq)
                 if payload is None:
                     if done == 0:
                         limit = max(first - time.monotonic(), 0.0)
@@ -1031,7 +1023,7 @@ class SandboxedSubmission(CallsByName):
     # ------------------------------------------------------------ wire
 
     def _send(self, fd: int, message: dict, deadline: float | None = None) -> None:
-        _send(fd, message, deadline)
+        wire.send(fd, message, time.monotonic() + 2.0 if deadline is None else deadline)
 
     def _control(self, wanted, timeout: float) -> dict | None:
         """Read control events until one is `wanted`; remembers the child's exit on the way."""
@@ -1061,7 +1053,7 @@ class SandboxedSubmission(CallsByName):
 
     def _wait_answer(self, seq: int, deadline: float, slow_at: float | None) -> bytes | None:
         while True:
-            payload = self._buffered(seq)
+            payload = self._answers.next(seq)
             if payload is not None:
                 return payload
             left = deadline - time.monotonic()
@@ -1080,15 +1072,11 @@ class SandboxedSubmission(CallsByName):
                     hook()
                 continue
             if self._resp_r in ready:
-                # Read only while no whole line is buffered, a bounded amount at a time: what the
-                # grader holds stays under a line and a read, whatever the child writes.
+                # Read only while no whole line is buffered (AnswerLines keeps what it holds bounded).
                 part = os.read(self._resp_r, READ_SIZE)
                 if not part:
                     return None
-                if self._answers_at:
-                    del self._answers[: self._answers_at]  # once per read, not once per line
-                    self._answers_at = 0
-                self._answers += part
+                self._answers.feed(part)
                 continue
             if self._ctl_r in ready:
                 event = self._read_message(self._ctl_r, deadline)
@@ -1098,57 +1086,12 @@ class SandboxedSubmission(CallsByName):
                 self._note_exit(event)
                 if self._exit is not None:
                     # The child is gone; an answer it wrote before dying may still be waiting.
-                    if select.select([self._resp_r], [], [], 0)[0] or self._answers.find(b"\n", self._answers_at) >= 0:
+                    if select.select([self._resp_r], [], [], 0)[0] or self._answers.has_line():
                         continue
                     return None
 
-    def _buffered(self, seq: int) -> bytes | None:
-        """The payload of the next answer line read so far (after "SEQ "); None if no line is whole yet.
-
-        The child writes a line per answer ("SEQ PAYLOAD") as soon as it has it, so the answers
-        before a call that hangs are never held back; reading whatever the pipe holds at once
-        keeps that cheap here. Every line must answer the request in flight: one for another
-        request (a guess, one written ahead, one too many for the last request) is malformed.
-        """
-        end = self._answers.find(b"\n", self._answers_at)
-        if (end if end >= 0 else len(self._answers)) - self._answers_at > LINE_LIMIT:
-            raise ProtocolError(f"an answer line longer than {LINE_LIMIT} bytes")
-        if end < 0:
-            return None
-        line = bytes(self._answers[self._answers_at : end])
-        self._answers_at = end + 1
-        if self._answers_at == len(self._answers):
-            self._answers.clear()
-            self._answers_at = 0
-        mine = b"%d " % seq
-        if not line.startswith(mine):
-            raise ProtocolError("an answer to a call that was never made")
-        return line[len(mine) :]
-
     def _read_message(self, fd: int, deadline: float) -> dict | None:
-        head = self._read_exact(fd, 4, deadline)
-        if head is None:
-            return None
-        size = struct.unpack(">I", head)[0]
-        if size > CONTROL_LIMIT:
-            raise ProtocolError("control message too large")
-        body = self._read_exact(fd, size, deadline)
-        if body is None:
-            return None
-        return _parse_message(body)
-
-    def _read_exact(self, fd: int, n: int, deadline: float) -> bytes | None:
-        chunks = []
-        while n:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
-                return None
-            part = os.read(fd, min(n, 1 << 20))
-            if not part:
-                return None
-            chunks.append(part)
-            n -= len(part)
-        return b"".join(chunks)
+        return wire.read_message(fd, CONTROL_LIMIT, deadline)
 
     # ------------------------------------------------------------ end
 
@@ -1183,30 +1126,6 @@ class SandboxedSubmission(CallsByName):
 # ---------------------------------------------------------------- helpers
 
 
-def _send(fd: int, message: dict, deadline: float | None = None) -> None:
-    """Write one length-prefixed message; TimeoutError if the reader has not taken it all by `deadline`."""
-    data = json.dumps(message).encode()
-    _write_all(fd, struct.pack(">I", len(data)) + data, time.monotonic() + 2.0 if deadline is None else deadline)
-
-
-def _write_all(fd: int, data: bytes, deadline: float) -> None:
-    """Write `data` without ever blocking past `deadline` (TimeoutError then).
-
-    A submission can shrink a pipe it reads to one page and stop reading: a blocking write
-    of a large request would then hold the grader forever, budget or not.
-    """
-    if os.get_blocking(fd):
-        os.set_blocking(fd, False)
-    view = memoryview(data)
-    while view:
-        try:
-            view = view[os.write(fd, view) :]
-        except BlockingIOError:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([], [fd], [], left)[1]:
-                raise TimeoutError("the sandbox stopped reading") from None
-
-
 def _config_pipe(config: dict) -> int:
     """A pipe holding the jail server's configuration, to be its standard input.
 
@@ -1214,20 +1133,10 @@ def _config_pipe(config: dict) -> int:
     """
     read, write = os.pipe()
     try:
-        _write_all(write, json.dumps(config).encode(), time.monotonic() + 2.0)  # a few hundred bytes: never waits
+        wire.write_all(write, json.dumps(config).encode(), time.monotonic() + 2.0)  # a few hundred bytes: never waits
     finally:
         os.close(write)
     return read
-
-
-def _parse_message(body: bytes) -> dict:
-    try:
-        message = json.loads(body)
-    except (ValueError, RecursionError) as exc:
-        raise ProtocolError(f"not JSON: {type(exc).__name__}") from None
-    if not isinstance(message, dict):
-        raise ProtocolError("not an object")
-    return message
 
 
 def _renice(pids: list[int], nice: int) -> bool:
@@ -1273,25 +1182,6 @@ def _exit_text(status: dict) -> str:
     return str(status.get("text", "it ended"))[:200]
 
 
-def _output_text(raw: dict) -> str:
-    text, size = raw.get("output", ""), raw.get("output_size", 0)
-    if type(text) is not str or type(size) is not int or len(text) > OUTPUT_LIMIT or not 0 <= size < 2**63:
-        raise ProtocolError("malformed printed output")
-    shown = len(text.encode("utf-8", "replace"))
-    if size > shown:
-        text += f"\n... [{size - shown} more bytes cut, {size} printed in all]\n"
-    return text
-
-
-def _parse_load(payload: bytes) -> dict:
-    """The load answer's fields, checked: its printed output as text, and the names it defined."""
-    load = _parse_message(payload[2:]).get("load") if payload.startswith(b"j:") else None
-    if not isinstance(load, dict) or not isinstance(load.get("names", []), list):
-        raise ProtocolError("not a load answer")
-    names = [n[:100] for n in load.get("names", [])[:200] if isinstance(n, str)]
-    return {**load, "output": _output_text(load), "names": names}
-
-
 _FLOATS: dict[bytes, Answer] = {}  # "f:REPR" payloads already checked: a class repeats a few thousand
 
 
@@ -1300,93 +1190,24 @@ def _answer_from(payload: bytes) -> Answer:
 
     Answers of the first kind are shared, checked once: nobody changes an Answer.
     """
-    kind = payload[:2]
-    if kind == b"f:":
-        answer = _FLOATS.get(payload)
-        if answer is None:
-            text = payload[2:].decode("ascii", "replace")
-            value = {"float": text}
-            _check_value(value)
-            if len(_FLOATS) > 100_000:
-                _FLOATS.clear()
-            answer = _FLOATS[payload] = Answer(True, value=value, _key=f"f:{text}")
+    answer = _FLOATS.get(payload)
+    if answer is not None:
         return answer
-    if kind == b"j:":
-        return _parse_answer(_parse_message(payload[2:]))
-    raise ProtocolError("not an answer")
-
-
-def _parse_answer(raw: Any) -> Answer:
-    if not isinstance(raw, dict) or not isinstance(raw.get("ok"), bool):
-        raise ProtocolError("not an answer")
-    output = _output_text(raw)
-    if raw["ok"]:
-        value = raw.get("value")
-        _check_value(value)
-        return Answer(True, value=value, output=output)
-    error, trace = raw.get("error"), raw.get("traceback", "")
-    if type(error) is not str or type(trace) is not str or len(error) > ERROR_LIMIT or len(trace) > TRACEBACK_LIMIT:
-        raise ProtocolError("malformed error")
-    return Answer(False, kind="exception", error=error, traceback=trace, output=output)
-
-
-PLAIN_DEPTH, PLAIN_ITEMS = 16, 2000  # the child's bounds on a returned value (sandbox/child.py)
-
-
-def _check_value(value: Any, depth: int = 0, left: list[int] | None = None) -> None:
-    """A returned value as the child encodes it, within its bounds, or ProtocolError."""
-    left = [PLAIN_ITEMS] if left is None else left
-    if value is None or type(value) in (bool, int, str):
-        if type(value) is int and not -(2**63) < value < 2**63:
-            raise ProtocolError("integer out of range")
-        if type(value) is str and len(value) > STR_LIMIT:
-            raise ProtocolError("a string longer than any answer")
-        return
-    if type(value) is list:
-        items = value
-    elif type(value) is dict and len(value) == 1:
-        ((tag, text),) = value.items()
-        if tag in ("float", "opaque") and type(text) is str and len(text) <= 200:
-            if tag == "float":
-                try:
-                    float(text)
-                except ValueError:
-                    raise ProtocolError("bad float") from None
-            return
-        if tag == "tuple" and type(text) is list:
-            items = text
-        elif tag == "dict" and type(text) is list and all(type(p) is list and len(p) == 2 for p in text):
-            items = [x for p in text for x in p]
-            left[0] += len(text)  # a pair's key and value count as one item, as the child counts them
-        else:
-            raise ProtocolError("not a plain value")
-    else:
-        raise ProtocolError("not a plain value")
-    left[0] -= len(items)
-    if depth >= PLAIN_DEPTH or left[0] < 0:
-        raise ProtocolError("a value larger than any answer")
-    for item in items:
-        _check_value(item, depth + 1, left)
+    text = wire.float_text(payload)
+    if text is None:
+        raw = wire.check_answer(wire.json_payload(payload))
+        if raw["ok"]:
+            return Answer(True, value=raw["value"], output=raw["output"])
+        return Answer(False, kind="exception", error=raw["error"], traceback=raw["traceback"], output=raw["output"])
+    if len(_FLOATS) > 100_000:
+        _FLOATS.clear()
+    answer = _FLOATS[payload] = Answer(True, value={"float": text}, _key=f"f:{text}")
+    return answer
 
 
 def decode(value: Any) -> Any:
     """Plain data from a checked answer: floats, tuples and dicts as the child tagged them, Opaque for objects."""
-    if type(value) is list:
-        return [decode(v) for v in value]
-    if type(value) is not dict:
-        return value
-    ((tag, inner),) = value.items()
-    if tag == "float":
-        return float(inner)
-    if tag == "tuple":
-        return tuple(decode(v) for v in inner)
-    if tag == "dict":
-        pairs = [(decode(k), decode(v)) for k, v in inner]
-        try:
-            return dict(pairs)
-        except TypeError:  # a key that cannot be one here (a list): the value is shown by its type only
-            return Opaque("dict")
-    return Opaque(inner)
+    return wire.decode(value, Opaque)
 
 
 def processes_of(uid: int) -> list[int]:

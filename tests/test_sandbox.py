@@ -424,3 +424,27 @@ def test_what_a_submission_creates_is_private_to_its_uid():
     )
     with jail(source) as box:
         assert box.meteor_score("", "") == 0o600
+
+
+def test_the_proc_scanner_sees_parents_uids_and_zombies_whatever_a_process_calls_itself():
+    import subprocess
+
+    from grader.sandbox import wire
+
+    # A process names itself with forged status lines (it can: prctl PR_SET_NAME), then ends unreaped.
+    rename = "import ctypes; ctypes.CDLL(None).prctl(15, b'\\nPPid:\\t1\\nUid:\\t7', 0, 0, 0); print(flush=True)"
+    liar = subprocess.Popen([sys.executable, "-c", rename + "; input()"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        liar.stdout.readline()
+        seen = {p.pid: p for p in wire.processes()}
+        assert (seen[liar.pid].ppid, seen[liar.pid].uid, seen[liar.pid].zombie) == (os.getpid(), os.getuid(), False)
+        assert liar.pid in wire.children_of(list(seen.values()))[os.getpid()]
+        liar.stdin.close()
+        deadline = time.monotonic() + 10
+        while not {p.pid: p for p in wire.processes()}[liar.pid].zombie:
+            assert time.monotonic() < deadline, "the ended process was never seen as a zombie"
+            time.sleep(0.01)
+        assert liar.pid not in processes_of(os.getuid())  # a zombie is not a live process
+    finally:
+        liar.kill()
+        liar.wait()

@@ -66,12 +66,6 @@ def write_answer(fd, seq, answer):
 PROC = [None]
 
 
-def proc_open(relative, mode="rb"):
-    if PROC[0] is None:
-        return open(f"/proc/{relative}", mode)
-    return open(relative, mode, opener=lambda path, flags: os.open(path, flags, dir_fd=PROC[0]))
-
-
 def read_config():
     """The grader's configuration, from standard input (never the command line, which anyone can read)."""
     chunks = []
@@ -198,8 +192,7 @@ def describe_status(status):
 def own_state(limits):
     """What a process of our uid could change about this server and every child it forks."""
     try:
-        with proc_open("self/status") as f:
-            tracer = [line for line in f.read().splitlines() if line.startswith(b"TracerPid:")]
+        tracer = [line for line in wire.proc_read("self/status", PROC[0]).splitlines() if line.startswith(b"TracerPid:")]
     except OSError:
         tracer = None
     return (
@@ -293,8 +286,7 @@ def ipc_objects(uid):
     found = []
     for kind in ("shm", "msg", "sem"):
         try:
-            with proc_open(f"sysvipc/{kind}", "r") as f:
-                header, *rows = f.read().splitlines()
+            header, *rows = wire.proc_read(f"sysvipc/{kind}", PROC[0], size=1 << 24).decode().splitlines()
         except (OSError, ValueError):
             continue
         names = header.split()
@@ -375,38 +367,18 @@ def kill_others(config, keep, child=None):
 
 
 def descendants(me):
-    parents = {}
-    for entry in os.listdir("/proc" if PROC[0] is None else PROC[0]):
-        try:
-            with proc_open(f"{entry}/stat") as f:
-                parents[int(entry)] = int(f.read().rsplit(b")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
+    children = wire.children_of(wire.processes(PROC[0]))
     found, level = set(), {me}
     while level:
-        level = {pid for pid, parent in parents.items() if parent in level} - found
+        level = {c for pid in level for c in children.get(pid, ())} - found
         found |= level
     return sorted(found)
 
 
 def same_uid_processes():
-    """Live processes running as our uid (/proc/PID is root's for a process that changed uid)."""
-    mine = str(os.getuid()).encode()
-    found = []
-    for entry in os.listdir("/proc" if PROC[0] is None else PROC[0]):
-        if not entry.isdigit():
-            continue
-        try:
-            with proc_open(f"{entry}/status") as f:
-                status = f.read()
-        except OSError:
-            continue
-        fields = dict(line.split(b":", 1) for line in status.splitlines() if b":" in line)
-        if fields.get(b"State", b"").strip().startswith(b"Z"):
-            continue
-        if fields.get(b"Uid", b"").split()[:1] == [mine]:
-            found.append(int(entry))
-    return found
+    """Live processes running as our uid."""
+    mine = os.getuid()
+    return [p.pid for p in wire.processes(PROC[0]) if p.uid == mine and not p.zombie]
 
 
 # ---------------------------------------------------------------- the child

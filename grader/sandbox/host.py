@@ -369,8 +369,7 @@ def kit_paths() -> list[Path]:
 
 def _holder(pid: int) -> str:
     """A process, named so that a later process with the same pid is not taken for it."""
-    with open(f"/proc/{pid}/stat", "rb") as f:
-        return f"{pid}:{f.read().rsplit(b')', 1)[1].split()[19].decode()}"
+    return f"{pid}:{wire.proc_read(f'{pid}/stat').rsplit(b')', 1)[1].split()[19].decode()}"
 
 
 def _holds(holder: str) -> bool:
@@ -671,16 +670,7 @@ class Jail:
         """Host pids of the submission's processes: the fork server's descendants, not the server."""
         if self.proc is None:
             return []
-        children: dict[int, list[int]] = {}
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as f:
-                    ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-            children.setdefault(ppid, []).append(int(entry))
+        children = wire.children_of(wire.processes())
         # Breadth first from bubblewrap: the first process running the server's script is the
         # server. The submission's processes are everything else below bubblewrap: the server's
         # child, its children, and strays that bubblewrap's init adopted.
@@ -689,8 +679,7 @@ class Jail:
         while level and server is None:
             for pid in level:
                 try:
-                    with open(f"/proc/{pid}/cmdline", "rb") as f:
-                        argv = f.read().split(b"\0")
+                    argv = wire.proc_read(f"{pid}/cmdline", size=1 << 16).split(b"\0")
                 except OSError:
                     continue
                 if b"bwrap" not in argv[0] and any(a.endswith(b"jail_child.py") for a in argv):
@@ -1211,22 +1200,8 @@ def decode(value: Any) -> Any:
 
 
 def processes_of(uid: int) -> list[int]:
-    """Live processes running as `uid` (read from status: /proc/PID is root's after a uid change)."""
-    wanted = str(uid).encode()
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/status", "rb") as f:
-                status = f.read(1024)
-        except OSError:
-            continue
-        state = status.split(b"State:", 1)[1].split(None, 1)[0] if b"State:" in status else b""
-        uids = status.split(b"\nUid:", 1)[1].split(None, 1)[:1] if b"\nUid:" in status else []
-        if uids == [wanted] and state != b"Z":
-            found.append(int(entry))
-    return found
+    """Live processes running as `uid`."""
+    return [p.pid for p in wire.processes() if p.uid == uid and not p.zombie]
 
 
 def _kill_uid(uid: int) -> None:
@@ -1245,11 +1220,6 @@ def _kill_uid(uid: int) -> None:
 
 
 def _own_process_count() -> int:
+    """Processes of our real uid, which RLIMIT_NPROC counts (zombies too)."""
     uid = os.getuid()
-    count = 0
-    for entry in os.listdir("/proc"):
-        try:
-            count += entry.isdigit() and os.stat(f"/proc/{entry}").st_uid == uid
-        except OSError:
-            pass
-    return count
+    return sum(p.uid == uid for p in wire.processes())

@@ -318,3 +318,65 @@ def decode(value: object, opaque_type) -> object:
         except TypeError:  # a key that cannot be one here (a list): the value is shown by its type only
             return opaque_type("dict")
     return opaque_type(inner)
+
+
+# ---------------------------------------------------------------- /proc: the one scanner of processes
+# Both sides need to know who runs: the grader to renice and kill a submission's processes,
+# the fork server (which may import only this module) to kill its strays.
+
+
+class Process:
+    """One process as /proc/PID/status shows it (status, not the owner of /proc/PID: that is root's after a uid change)."""
+
+    __slots__ = ("pid", "ppid", "uid", "zombie")
+
+    def __init__(self, pid: int, ppid: int, uid: int, zombie: bool) -> None:
+        self.pid, self.ppid, self.uid, self.zombie = pid, ppid, uid, zombie
+
+    def __repr__(self) -> str:
+        return f"Process(pid={self.pid}, ppid={self.ppid}, uid={self.uid}, zombie={self.zombie})"
+
+
+def proc_read(relative: str, proc: int | None = None, size: int = 4096) -> bytes:
+    """The head of /proc/`relative`; `proc`, a descriptor of /proc opened before a chroot, when the path is not the real one."""
+    if proc is None:
+        fd = os.open(f"/proc/{relative}", os.O_RDONLY)
+    else:
+        fd = os.open(relative, os.O_RDONLY, dir_fd=proc)
+    try:
+        chunks: list[bytes] = []
+        while size > 0:
+            part = os.read(fd, size)
+            if not part:
+                break
+            chunks.append(part)
+            size -= len(part)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def processes(proc: int | None = None) -> list[Process]:
+    """Every process /proc lists now (those that end while it is read are left out)."""
+    found = []
+    for entry in os.listdir("/proc" if proc is None else proc):
+        if not entry.isdigit():
+            continue
+        try:
+            # The fields wanted come early; the name a process gives itself comes first, with its
+            # newlines escaped, so it cannot forge a line.
+            status = proc_read(f"{entry}/status", proc, size=1024)
+            state = status[status.index(b"\nState:") + 7 :].lstrip()[:1]
+            ppid = int(status[status.index(b"\nPPid:") + 6 : status.index(b"\n", status.index(b"\nPPid:") + 1)])
+            uid = int(status[status.index(b"\nUid:") + 5 :].split(None, 1)[0])
+        except (OSError, ValueError, IndexError):
+            continue
+        found.append(Process(int(entry), ppid, uid, state == b"Z"))
+    return found
+
+
+def children_of(found: list[Process]) -> dict[int, list[int]]:
+    children: dict[int, list[int]] = {}
+    for process in found:
+        children.setdefault(process.ppid, []).append(process.pid)
+    return children

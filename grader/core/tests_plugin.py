@@ -11,7 +11,7 @@ __all__ = ["pytest_addoption", "pytest_configure", "pytest_collection_modifyitem
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 
-from grader.core import exercise
+from grader.core import exercise, runner
 from grader.core.runner import PROVIDER_KEY
 from grader.core.submission import SubmissionError
 
@@ -35,23 +35,7 @@ settings.register_profile(
 settings.load_profile("kit")
 
 
-def _no_local_constants() -> None:
-    """Generate the same inputs whatever else the judging process has imported.
-
-    Hypothesis mixes literal constants of "local" modules in sys.modules into what it
-    generates, except under Pyodide, where it turns that off. Turning it off here too makes
-    the browser, `meteor-kit check`, `pytest hidden_tests` and `meteor-kit grade` draw the
-    same inputs, so the same submission gets the same verdicts everywhere.
-    """
-    try:
-        from hypothesis.internal.conjecture import providers
-    except ImportError:  # a future hypothesis without this module: nothing to turn off
-        return
-    if hasattr(providers, "_get_local_constants"):
-        providers._get_local_constants = lambda: providers._local_constants
-
-
-_no_local_constants()
+runner.no_local_constants()  # the same inputs whatever else the judging process has imported
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

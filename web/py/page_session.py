@@ -24,7 +24,7 @@ from _pytest.unraisableexception import gc_collect_iterations_key
 from grader.core import diagnosis as diagnosis_core
 from grader.core import exercise, runner
 from grader.core.checks import describe
-from grader.core.submission import CallsByName, LoadError, LocalSubmission, SubmissionError
+from grader.core.submission import LoadError, LocalSubmission, SubmissionError
 
 EXERCISE = exercise.load()
 # How the diagnosis compares answers: the exercise's value rule's own way, else as plain data.
@@ -185,24 +185,6 @@ class Progress:
             self.post("finish", json.dumps({**asdict(results[-1]), "returned": self.guard.returned[:3]}))
 
 
-class ProbeGuard(CallsByName):
-    """The diagnosis's calls: after one timeout, the remaining probes are not run."""
-
-    def __init__(self, submission: LocalSubmission):
-        self.submission = submission
-        self.function = submission.function
-        self.timed_out = False
-
-    def call(self, *args: Any, **kwargs: Any) -> Any:
-        if self.timed_out:
-            raise SubmissionError("not_run", "the diagnosis ran out of time")
-        try:
-            return self.submission.call(*args, **kwargs)
-        except SubmissionError as exc:
-            self.timed_out = exc.kind == "timeout"
-            raise
-
-
 def diagnosis(source: str, tests: list[dict], post: Post) -> dict | None:
     """What `meteor-kit check --json` says under "diagnosis": the same engine, on the build's table."""
     try:
@@ -213,8 +195,9 @@ def diagnosis(source: str, tests: list[dict], post: Post) -> dict | None:
     # What the submission prints while probed is not part of any report.
     with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
         try:
-            probed = ProbeGuard(LocalSubmission(source, EXERCISE.function))
-            outputs = diagnosis_core.run_probes(probed, table, NORMALIZE)
+            # After one timeout the remaining probes are not run: the page's calls cost the student's wait.
+            guard = diagnosis_core.ProbeGuard(timeouts_allowed=0)
+            outputs = diagnosis_core.run_probes(LocalSubmission(source, EXERCISE.function), table, NORMALIZE, guard)
         except (LoadError, KeyboardInterrupt):
             return None  # an interrupt that landed between two calls: no diagnosis rather than a wrong one
         finally:
@@ -222,7 +205,7 @@ def diagnosis(source: str, tests: list[dict], post: Post) -> dict | None:
             # work left (matching the table, the report) never counts as a hang, however slow.
             post("probed", "{}")
     # As the CLI: probes cut short by a timeout could point at the wrong mistake.
-    if probed.timed_out and not all(isinstance(out, dict) and "error" in out for out in outputs):
+    if guard.timeouts and not all(isinstance(out, dict) and "error" in out for out in outputs):
         return None
     found = diagnosis_core.diagnose_outputs(outputs, table, diagnosis_core.failing_calls(tests, EXERCISE.function))
     if found and found["kind"] == "unknown" and "expected" not in (found["example"] or ""):

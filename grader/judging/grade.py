@@ -8,6 +8,8 @@ parent gathers the reports and writes results.json, grades.csv and Gradescope fi
 from __future__ import annotations
 
 import argparse
+import ast
+import hashlib
 import itertools
 import multiprocessing
 import os
@@ -40,6 +42,10 @@ GRACE = 60.0
 EXTRA_WORKERS = 4
 
 
+class Deferred(Exception):
+    """Another worker is exploring the same new behaviour: grade this submission once it has (from the memo)."""
+
+
 @dataclass(frozen=True)
 class Settings:
     timeout: float
@@ -60,6 +66,10 @@ class Grader:
         self.ex = exercise.load()
         self.jail: Jail | None = None  # one jail for all this grader's submissions, one at a time
         self.on_slow: Callable[[], None] | None = None
+        # Asked with a new behaviour's key before it is run for real: False means another worker
+        # is running the same one now, and this submission waits for what it learns (Deferred).
+        self.on_explore: Callable[[str], bool] | None = None
+        self._source = ""
 
     def close(self) -> None:
         if self.jail is not None:
@@ -68,6 +78,7 @@ class Grader:
 
     def grade(self, spec: Spec) -> tuple[dict, list[Trace | Profile]]:
         prepared = prepare(spec)
+        self._source = prepared.source or ""
         result, traces = self._grade(spec, prepared)
         # The code as graded, for the class report's side-by-side view (a notebook's code cells).
         result["source"] = prepared.source[:SOURCE_LIMIT] if prepared.source else None
@@ -120,6 +131,8 @@ class Grader:
             known, missing, profile = self.memo.replay(sandbox, names)
         remembered = len(known)
         status, message, recorder, ran = "graded", "", None, []
+        if missing and self.settings.memo and self.on_explore is not None and not self.on_explore(self._behaviour(missing)):
+            raise Deferred(name)
         if missing:
             prefixes = self.memo.prefixes if self.settings.memo else None
             status, message, recorder, ran = self._run_for_real(sandbox, missing, known, prefixes)
@@ -141,6 +154,22 @@ class Grader:
                 learned.append(profile)
         ordered = [known.pop(n) for n in names if n in known] + list(known.values())
         return runner.Report(name, status, message, ordered), learned, remembered
+
+    def _behaviour(self, missing: list[str]) -> str:
+        """A key for the new behaviour the replay just met: equal for submissions that answered every call alike.
+
+        Before the memo made any call, the code itself: copies that differ only in comments and layout.
+        """
+        memo = self.memo
+        if not memo.paths and not memo.prefixes:
+            try:
+                what = ast.dump(ast.parse(self._source))
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                what = self._source
+        else:
+            prefixes = {t: [(c, a.key()) for c, a in calls] for t, calls in memo.prefixes.items()}
+            what = repr((sorted(memo.paths.items()), sorted(prefixes.items()), missing))
+        return hashlib.sha256(what.encode("utf-8", "surrogatepass")).hexdigest()
 
     def _run_for_real(
         self, sandbox: SandboxedSubmission, missing: list[str], known: dict[str, runner.TestResult], prefixes: dict | None
@@ -230,6 +259,14 @@ def _worker(conn: Connection, settings: Settings, tests: Catalogue, core: int | 
         os._exit(0)
 
     signal.signal(signal.SIGTERM, stop)
+
+    def explore(index: int) -> Callable[[str], bool]:
+        def ask(key: str) -> bool:
+            conn.send(("exploring", index, key))
+            return conn.recv()
+
+        return ask
+
     try:
         while True:
             try:
@@ -240,10 +277,14 @@ def _worker(conn: Connection, settings: Settings, tests: Catalogue, core: int | 
                 return
             index, spec, traces = task
             grader.on_slow = lambda: conn.send(("slow", index))
+            grader.on_explore = explore(index)
             for item in traces:
                 grader.memo.learn(item)
             try:
                 result, new = grader.grade(spec)
+            except Deferred:
+                conn.send(("deferred", index))
+                continue
             except Exception as exc:
                 result, new = _grader_failed(spec.name, tests.template, f"{type(exc).__name__}: {exc}"), []
             conn.send((index, result, new))
@@ -346,6 +387,38 @@ class _Slot:
     stalled: bool = False  # waiting on a call that seems to hang: it does not count as busy
 
 
+class _Explorers:
+    """Which worker is running which new behaviour for real, and the submissions waiting for it.
+
+    Two copies of a new behaviour graded at the same moment would both pay a full run. The
+    second is put back instead, to be graded once the first is done, from the memo it filled.
+    """
+
+    def __init__(self) -> None:
+        self.owner: dict[str, tuple[int, int]] = {}  # behaviour key -> (worker id, submission index)
+        self.waiting: dict[str, list[int]] = {}
+        self.deferred: set[int] = set()
+
+    def claim(self, key: str, worker: int, index: int) -> bool:
+        """Whether this worker runs the behaviour now (False: the submission waits for its owner)."""
+        owner = self.owner.get(key)
+        # Once is enough: if the owner learned nothing the memo can use, waiting again gains nothing.
+        if owner is None or owner == (worker, index) or index in self.deferred:
+            self.owner.setdefault(key, (worker, index))
+            return True
+        self.deferred.add(index)
+        self.waiting.setdefault(key, []).append(index)
+        return False
+
+    def release(self, worker: int, index: int) -> list[int]:
+        """That submission is done: the ones waiting on what it explored, to grade next (pending pops from the end)."""
+        freed: list[int] = []
+        for key in [k for k, o in self.owner.items() if o == (worker, index)]:
+            del self.owner[key]
+            freed += self.waiting.pop(key, [])
+        return freed[::-1]
+
+
 def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progress | None = None) -> list[dict]:
     freeze_hypothesis_constants()
     tests = catalogue()
@@ -355,6 +428,7 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
     results: list[dict | None] = [None] * len(specs)
     pending = list(range(len(specs)))[::-1]
     slots: list[_Slot] = []
+    explorers = _Explorers()
     ids = itertools.count()
     pins = itertools.count()  # workers go round the cores this process may use
     cores = sorted(os.sched_getaffinity(0))
@@ -400,11 +474,21 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
                     if message[0] == "slow":
                         slot.stalled = True
                         continue
+                    if message[0] == "exploring":
+                        try:
+                            slot.conn.send(explorers.claim(message[2], slot.id, index))
+                        except OSError:
+                            pass  # it died: the next round's recv says so
+                        continue
+                    if message[0] == "deferred":
+                        slot.task, slot.stalled = None, False
+                        continue
                     _, result, new = message
                     if result is not None:
                         results[index] = result = _recorded(result, specs[index])
                         traces += [(slot.id, t) for t in new]
                         slot.task, slot.stalled = None, False
+                        pending += explorers.release(slot.id, index)
                         if progress:
                             progress.update(result)
                         continue
@@ -413,6 +497,7 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
                 # The worker died or hung: that submission is reported, a new worker takes over.
                 why = "it ran past its budget" if overdue else "the grading process ended"
                 results[index] = _recorded(_grader_failed(specs[index].name, template, why), specs[index])
+                pending += explorers.release(slot.id, index)
                 if progress:
                     progress.update(results[index])
                 slot.process.kill()

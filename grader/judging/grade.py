@@ -29,7 +29,7 @@ from grader.judging.archive import ArchiveError, is_zip, unpacked
 from grader.judging.discovery import SOURCE_LIMIT, Prepared, Spec, UsageError, discover, prepare  # noqa: F401 - discover: cli/autograder.py
 from grader.judging.intake import discover_all
 from grader.judging.lms import LAYOUTS
-from grader.judging.memo import Memo, Profile, Recorder, Trace, confirm, full_run
+from grader.judging.memo import Memo, Profile, Recorder, Trace, Walk, confirm, full_run
 from grader.judging.partial_run import Catalogue, catalogue, freeze_hypothesis_constants, run_tests
 from grader.judging.shard import in_shard, parse_shard
 from grader.reports.files import write_outputs
@@ -126,17 +126,17 @@ class Grader:
         names = self.tests.names
         known: dict[str, runner.TestResult] = {}
         missing = names
-        profile = None
+        profile, walk = None, None
         if self.settings.memo:
-            known, missing, profile = self.memo.replay(sandbox, names)
+            walk = self.memo.walk(sandbox, names)
+            known, missing, profile = walk.known, walk.missing, walk.profile
         remembered = len(known)
         status, message, recorder, ran = "graded", "", None, []
-        if missing and self.settings.memo and self.on_explore is not None and not self.on_explore(self._behaviour(missing)):
+        if walk is not None and missing and self.on_explore is not None and not self.on_explore(self._behaviour(walk)):
             raise Deferred(name)
         if missing:
-            prefixes = self.memo.prefixes if self.settings.memo else None
-            status, message, recorder, ran = self._run_for_real(sandbox, missing, known, prefixes)
-        if self.settings.memo and status == "graded" and not self._as_a_full_run(sandbox, recorder, missing):
+            status, message, recorder, ran = self._run_for_real(sandbox, missing, known, walk.prefixes if walk else None)
+        if walk is not None and status == "graded" and not self._as_a_full_run(sandbox, recorder, walk):
             # Its answers depend on the calls it had before (a counter, a cache...): verdicts pieced
             # together from remembered runs are not those of a full run. It gets a full run.
             known, remembered, profile = {}, 0, None
@@ -146,7 +146,7 @@ class Grader:
             learned = recorder.traces(ran)
             for trace in learned:
                 self.memo.add(trace)
-        if profile is not None and status == "graded" and (missing or self.memo.surprised):
+        if profile is not None and walk is not None and status == "graded" and (missing or walk.surprised):
             # A new kind of behaviour (or a new mix of known ones): later ones like it replay in few batches.
             profile.paths.update({t.test: [c.answer for c in t.calls] for t in learned if isinstance(t, Trace)})
             self.memo.add_profile(profile)
@@ -155,20 +155,19 @@ class Grader:
         ordered = [known.pop(n) for n in names if n in known] + list(known.values())
         return runner.Report(name, status, message, ordered), learned, remembered
 
-    def _behaviour(self, missing: list[str]) -> str:
+    def _behaviour(self, walk: Walk) -> str:
         """A key for the new behaviour the replay just met: equal for submissions that answered every call alike.
 
         Before the memo made any call, the code itself: copies that differ only in comments and layout.
         """
-        memo = self.memo
-        if not memo.paths and not memo.prefixes:
+        if not walk.paths and not walk.prefixes:
             try:
                 what = ast.dump(ast.parse(self._source))
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 what = self._source
         else:
-            prefixes = {t: [(c, a.key()) for c, a in calls] for t, calls in memo.prefixes.items()}
-            what = repr((sorted(memo.paths.items()), sorted(prefixes.items()), missing))
+            prefixes = {t: [(c, a.key()) for c, a in calls] for t, calls in walk.prefixes.items()}
+            what = repr((sorted(walk.paths.items()), sorted(prefixes.items()), walk.missing))
         return hashlib.sha256(what.encode("utf-8", "surrogatepass")).hexdigest()
 
     def _run_for_real(
@@ -191,14 +190,14 @@ class Grader:
                     )
         return outcome.status, outcome.message, recorder, outcome.tests
 
-    def _as_a_full_run(self, sandbox: SandboxedSubmission, recorder: Recorder | None, missing: list[str]) -> bool:
+    def _as_a_full_run(self, sandbox: SandboxedSubmission, recorder: Recorder | None, walk: Walk) -> bool:
         """Whether the memo's verdicts are those a full run gives (see memo.confirm)."""
-        if self.memo.deviation is None:
+        if walk.deviation is None:
             return True  # every call reached one child in a full run's order
-        if missing == self.tests.names and not self.memo.prefixes:
+        if walk.missing == self.tests.names and not walk.prefixes:
             return True  # every test ran for real, from a fresh child: that was a full run
-        paths = {**(recorder.answers if recorder is not None else {}), **self.memo.walked}
-        steps, deviation = full_run(self.tests.names, paths, self.memo.deviation)
+        paths = {**(recorder.answers if recorder is not None else {}), **walk.walked}
+        steps, deviation = full_run(self.tests.names, paths, walk.deviation)
         # Asking again costs about what asking did the first time: more than twice that, and it is not trusted.
         return confirm(sandbox, steps, deviation, 2 * sandbox.used() + 1.0)
 

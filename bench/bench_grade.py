@@ -143,6 +143,24 @@ def pytest_loop(paths: list[Path], budget: float, limit: float) -> float:
     return (time.perf_counter() - started) / len(paths)
 
 
+def grade_class(klass: Path, out: Path, options: list[str], kit: Path | None) -> tuple[float, str, int]:
+    """Seconds `meteor-kit grade` took on the class, its summary and peak memory; `kit`: another revision's code."""
+    command = [str(BIN / "meteor-kit"), "grade", str(klass), "--out", str(out), *options]
+    env = None
+    if kit is not None:
+        # That revision's package ahead of the installed one (an editable install's finder comes last,
+        # and `-c` puts the working directory first: run from the revision's folder).
+        entry = "import sys; from grader.cli.main import main; sys.exit(main())"
+        command = [str(BIN / "python"), "-c", entry, *command[1:]]
+        env = {**os.environ, "PYTHONPATH": str(kit)}
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env, cwd=kit or ROOT)
+    memory = PeakMemory(process.pid)
+    summary = process.communicate()[0]
+    seconds = time.perf_counter() - started
+    return seconds, summary, memory.stop()
+
+
 def behaviours(results: list[dict]) -> int:
     """Distinct verdict vectors: submissions whose every test got the same status and score count once."""
     return len({tuple((t["name"], t["status"], t["score"]) for t in r["tests"]) for r in results})
@@ -156,6 +174,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=1.0)
     parser.add_argument("--budget", type=float, default=5.0)
+    parser.add_argument("--baseline", metavar="REV", help="also grade the class with this git revision's code, in the same run")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench_grade."))
     try:
@@ -164,15 +183,19 @@ def main() -> None:
         counts = write_class(args.shape, klass, args.size)
         size = len(list(klass.iterdir()))
         out = work / "out"
-        command = [str(BIN / "meteor-kit"), "grade", str(klass), "--out", str(out), "--jobs", str(args.jobs)]
-        command += ["--timeout", str(args.timeout), "--budget", str(args.budget)]
+        options = ["--jobs", str(args.jobs), "--timeout", str(args.timeout), "--budget", str(args.budget)]
         load_before = os.getloadavg()
-        started = time.perf_counter()
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        memory = PeakMemory(process.pid)
-        summary = process.communicate()[0]
-        grade_seconds = time.perf_counter() - started
-        peak = memory.stop()
+        baseline = None
+        if args.baseline:
+            # The same class graded by an earlier revision first, so the two share the machine's minute.
+            kit = work / "baseline"
+            kit.mkdir()
+            archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.baseline], capture_output=True, check=True)
+            subprocess.run(["tar", "-x", "-C", str(kit)], input=archive.stdout, check=True)
+            baseline_seconds, _, _ = grade_class(klass, work / "out_baseline", options, kit)
+            baseline = {"revision": args.baseline, "grade_seconds": round(baseline_seconds, 2)}
+            baseline["grade_per_second"] = round(size / baseline_seconds, 2)
+        grade_seconds, summary, peak = grade_class(klass, out, options, None)
         results = json.loads((out / "results.json").read_text())["submissions"]
         # The obvious alternative: one pytest process per submission, on a sample of the same class.
         # The memo class's hangers are left out of it (each would cost the loop its budget).
@@ -197,6 +220,7 @@ def main() -> None:
             "pytest_loop_seconds_per_submission": round(loop_seconds, 2),
             "pytest_loop_per_second": round(1 / loop_seconds, 2),
             "ratio": round((size / grade_seconds) * loop_seconds, 1),
+            "baseline": baseline and {**baseline, "speedup": round(baseline["grade_seconds"] / grade_seconds, 2)},
             "peak_memory_mb": round(peak / 2**20),
             "statuses": {s: sum(r["status"] == s for r in results) for s in ("graded", "error")},
         }

@@ -15,11 +15,11 @@ from grader.sandbox.wire import ProtocolError
 class Loading:
     """The submission as the child loads it: its code, the function the tests call and how they call it."""
 
-    source: str
+    source: str = field(repr=False)  # shown in tracebacks otherwise, whole
     filename: str
     function: str
     signature: str
-    modules: dict[str, str] = field(default_factory=dict)  # helper modules it may import, by name
+    modules: dict[str, str] = field(default_factory=dict, repr=False)  # helper modules it may import, by name
 
     def time_limit(self, timeout: float) -> float:
         """Seconds a load may take, for calls limited to `timeout`."""

@@ -346,7 +346,7 @@ def proc_read(relative: str, proc: int | None = None, size: int = 4096) -> bytes
     try:
         chunks: list[bytes] = []
         while size > 0:
-            part = os.read(fd, size)
+            part = os.read(fd, min(size, 1 << 16))  # a buffer of `size` bytes would be allocated at each read
             if not part:
                 break
             chunks.append(part)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from grader.core import exercise, runner
+from grader.core import exercise, replay, runner
 from grader.core.submission import LoadError, Submission
 
 # Verdicts come from the exceptions themselves, never from pytest's report text: a native
@@ -91,6 +91,7 @@ def run_tests(
     not run are left out of the outcome (the caller reports them as not run, with the reason).
     """
     ex = exercise.load()
+    replay.ensure(runner.run)
     collector = runner.Collector({t: ex.tiers[t].points for t in ex.tiers})
     provider = runner.SubmissionProvider(factory)
     ids = _NodeIds()
@@ -159,5 +160,6 @@ def freeze_hypothesis_constants() -> None:
         diagnose._table()  # built once here, before workers fork, not once per worker
     except (ImportError, AttributeError):
         pass
+    replay.ensure(runner.run)  # likewise the property tests' recorded examples
     frozen = providers._get_local_constants()
     providers._get_local_constants = lambda: frozen

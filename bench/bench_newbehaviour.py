@@ -6,8 +6,9 @@ Grades in this process, as a grading worker does (`Grader.grade`, its jail, its 
 - passing: each correct style of the catalogue, with an empty memo (every test runs through pytest);
 - failing: each wrong solution of the catalogue, with a memo that learned the reference's run
   (the walk finds the new answers, those tests run through pytest, then the check and the diagnosis).
-Each submission is graded with property replay off (METEOR_REPLAY=0) and on, interleaved, so
-both figures come from the same minutes of this shared machine. Writes bench/out/bench_newbehaviour.json.
+Each submission is graded with property replay off (METEOR_REPLAY=0), on, and on with the smallest
+drawn counterexample (METEOR_COUNTEREXAMPLE=smallest-drawn), interleaved, so the figures come from
+the same minutes of this shared machine. Wall and CPU seconds of the worker's process. Writes bench/out/bench_newbehaviour.json.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from grader.judging.grade import Grader, Settings
 from grader.judging.partial_run import catalogue, freeze_hypothesis_constants
 
 CATALOGUE = ROOT / "tests" / "catalogue"
-MODES = {"off": "0", "on": "1"}
+# (METEOR_REPLAY, METEOR_COUNTEREXAMPLE): before, replay, and replay with the smallest drawn counterexample.
+MODES = {"off": ("0", "shrunk"), "on": ("1", "shrunk"), "smallest": ("1", "smallest-drawn")}
 
 
 def seeded_grader(settings: Settings, tests, learned: list) -> Grader:
@@ -45,7 +47,7 @@ def grade_once(
     settings: Settings, tests, learned: list, spec, mode: str, profile: cProfile.Profile | None = None
 ) -> tuple[float, float]:
     """Wall and CPU seconds of this (the worker's) process for one grade."""
-    os.environ["METEOR_REPLAY"] = MODES[mode]
+    os.environ["METEOR_REPLAY"], os.environ["METEOR_COUNTEREXAMPLE"] = MODES[mode]
     grader = seeded_grader(settings, tests, learned)
     try:
         started, cpu = time.perf_counter(), time.process_time()
@@ -96,8 +98,11 @@ def main() -> None:
             **{f"median_cpu_{m}_s": round(statistics.median(t), 3) for m, t in cpus.items() if t},
         }
         if times["off"]:
-            figures[kind]["ratio_median"] = round(statistics.median(times["on"]) / statistics.median(times["off"]), 2)
-            figures[kind]["ratio_median_cpu"] = round(statistics.median(cpus["on"]) / statistics.median(cpus["off"]), 2)
+            for mode in ("on", "smallest"):
+                figures[kind][f"ratio_{mode}_median"] = round(statistics.median(times[mode]) / statistics.median(times["off"]), 2)
+                figures[kind][f"ratio_{mode}_median_cpu"] = round(
+                    statistics.median(cpus[mode]) / statistics.median(cpus["off"]), 2
+                )
         for mode, profile in profiles.items():
             print(f"--- {kind}, replay {mode}")
             pstats.Stats(profile).sort_stats("cumulative").print_stats(45)

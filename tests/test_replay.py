@@ -51,32 +51,74 @@ def test_replay_gives_the_verdicts_and_counterexamples_hypothesis_gives(path):
     assert properties(path, replaying=True) == properties(path, replaying=False)
 
 
-def test_replay_calls_the_submission_once_per_example_of_a_passing_test():
+class Counting:
+    """A submission in this process that writes down every call: the reference, or one that skips clipping."""
+
+    function = EXERCISE.function
+
+    def __init__(self, calls: list, clip: bool = True):
+        from grader.core.submission import load_local
+
+        self.calls, self.clip = calls, clip
+        self.reference = load_local(str(EXERCISE.root / "solutions" / "reference.py"))
+
+    def meteor_score(self, reference, candidate, **params):
+        self.calls.append((reference, candidate, params))
+        if not self.clip and len(candidate.split()) > len(set(candidate.split())):
+            return 1.5
+        return self.reference.meteor_score(reference, candidate, **params)
+
+
+@pytest.mark.parametrize("clip", [True, False], ids=["passing", "failing"])
+def test_replay_asks_the_submission_the_calls_hypothesis_asks_each_once(clip):
     replay.ensure(run)
-    calls = []
-
-    class Counting:
-        function = EXERCISE.function
-
-        def meteor_score(self, reference, candidate, **params):
-            calls.append((reference, candidate, params))
-            return REFERENCE.meteor_score(reference, candidate, **params)
-
-    from grader.core.submission import load_local
-
-    REFERENCE = load_local(str(EXERCISE.root / "solutions" / "reference.py"))
-    counts = {}
+    seen = {}
     for replaying in (False, True):
-        calls.clear()
+        calls: list = []
         os.environ[replay.ENV_SWITCH] = "1" if replaying else "0"
         try:
-            report = run(lambda: Counting(), "counting", tiers=("properties",))
+            report = run(lambda: Counting(calls, clip), "counting", tiers=("properties",))
         finally:
             os.environ.pop(replay.ENV_SWITCH, None)
-        assert report.passed == len(report.tests) == 10
-        counts[replaying] = list(calls)
-    # The same calls, in the same order: replay skips hypothesis, never an input.
-    assert counts[True] == counts[False]
+        seen[replaying] = (calls, [(t.status, t.message) for t in report.tests])
+    assert (report.passed == len(report.tests)) is clip
+    # The same calls in the same order, each made once, and the same verdicts and counterexamples.
+    assert seen[True] == seen[False]
+
+
+def test_the_smallest_drawn_counterexample_is_a_failing_recorded_example_shown_as_hypothesis_shows_one():
+    recording = replay.ensure(run)
+    reports = {}
+    for mode in (replay.SHRUNK, replay.SMALLEST_DRAWN):
+        os.environ[replay.ENV_COUNTEREXAMPLE] = mode
+        try:
+            reports[mode] = run(lambda: Counting([], clip=False), "counting", tiers=("properties",))
+        finally:
+            os.environ.pop(replay.ENV_COUNTEREXAMPLE, None)
+    shrunk, drawn = ({t.name: t for t in reports[m].tests} for m in (replay.SHRUNK, replay.SMALLEST_DRAWN))
+    assert [(t.name, t.status) for t in shrunk.values()] == [(t.name, t.status) for t in drawn.values()]
+    test = drawn["test_gamma_0_scores_the_fmean_alone"]
+    assert test.status == "fail"
+    assert test.message.startswith(
+        "the score must lie between 0 and 1, got 1.5\nFalsifying example: test_gamma_0_scores_the_fmean_alone("
+    )
+    failing = [
+        e
+        for e in recording.tests["test_properties.py::test_gamma_0_scores_the_fmean_alone"]
+        if len(replay.decode(e.data)["candidate"]) > len(set(replay.decode(e.data)["candidate"]))
+    ]
+    simplest = replay.decode(min(failing, key=lambda e: e.rank).data)
+    call = f"meteor_score({' '.join(simplest['reference'])!r}, {' '.join(simplest['candidate'])!r})"
+    assert test.message.endswith(f"\n{call}")
+
+
+def test_an_unknown_counterexample_setting_is_refused():
+    import tomllib
+
+    data = tomllib.loads((EXERCISE.root / "problem" / "exercise.toml").read_text())
+    data["hypothesis"]["counterexample"] = "tiny"
+    with pytest.raises(ValueError, match="counterexample"):
+        exercise.parse(data)
 
 
 def test_a_value_that_does_not_survive_json_is_refused_and_the_tagged_ones_come_back_the_same():

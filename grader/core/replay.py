@@ -42,7 +42,10 @@ FORMAT = 1
 ENV_SWITCH = "METEOR_REPLAY"
 # Where the page (or anyone) keeps a recording of its own; otherwise build/cache holds it.
 ENV_FILE = "METEOR_REPLAY_FILE"
+ENV_COUNTEREXAMPLE = "METEOR_COUNTEREXAMPLE"
 PASS, REJECT = "pass", "reject"
+# exercise.toml [hypothesis] counterexample: hypothesis's shrunk one, or the simplest failing recorded example.
+SHRUNK, SMALLEST_DRAWN = "shrunk", "smallest-drawn"
 # The engine's sources the recording depends on (besides the exercise's files and hypothesis).
 ENGINE_SOURCES = ("grader/core/replay.py", "grader/core/tests_plugin.py")
 
@@ -369,8 +372,16 @@ class Tape:
             return self._call
         return getattr(self._inner, name)
 
+    @property
+    def position(self) -> int:
+        return len(self._log)
+
     def rewind(self) -> None:
-        self._recording, self._serving, self._at = False, True, 0
+        self.serve_from(0)
+
+    def serve_from(self, start: int) -> None:
+        """Answer the next calls from the recorded ones, from `start` on, while they match."""
+        self._recording, self._serving, self._at = False, True, start
 
     def _call(self, *args: Any, **kwargs: Any) -> Any:
         if self._serving:
@@ -420,20 +431,78 @@ def run_item(item: pytest.Function) -> bool | None:
     if "submission" in funcargs:
         tape = funcargs["submission"] = Tape(funcargs["submission"], exercise.load().function)
     inner = handle.inner_test
+    smallest = counterexample_mode() == SMALLEST_DRAWN and tape is not None
+    starts: list[int] = []  # where each example's calls begin on the tape
+    raised: list[tuple[int, int]] = []  # (rank, index) of each example that raised where the reference did not
+    differs = False
     with _in_test():
-        for example in examples:
-            try:
-                inner(**funcargs, **decode(example.data))
-                got = PASS
-            except UnsatisfiedAssumption:
-                got = REJECT
-            except Exception:
-                got = "raised"
-            if got != example.outcome:
+        for index, example in enumerate(examples):
+            starts.append(tape.position if tape is not None else 0)
+            got = _outcome(inner, funcargs, decode(example.data))
+            if got == example.outcome:
+                continue
+            differs = True
+            if not smallest:
                 break
-        else:
-            return True  # every example as the reference had it: hypothesis would pass it too
+            if got == RAISED:
+                raised.append((example.rank, index))
+    if not differs:
+        return True  # every example as the reference had it: hypothesis would pass it too
+    if raised:
+        _, index = min(raised)
+        _fail_with(item, inner, funcargs, decode(examples[index].data), tape, starts[index])
+    # Hypothesis draws the same examples again; the tape answers those the replay already asked.
     if tape is not None:
         tape.rewind()
     item.obj(**funcargs)
     return True
+
+
+RAISED = "raised"
+
+
+def counterexample_mode() -> str:
+    """exercise.toml's choice; METEOR_COUNTEREXAMPLE overrides it, for the benchmark's side-by-side runs only."""
+    return os.environ.get(ENV_COUNTEREXAMPLE) or exercise.load().counterexample
+
+
+def _outcome(inner: Callable, funcargs: dict, kwargs: dict) -> str:
+    try:
+        inner(**funcargs, **kwargs)
+    except UnsatisfiedAssumption:
+        return REJECT
+    except Exception:
+        return RAISED
+    return PASS
+
+
+class _Final:
+    """The final run's context: note() reports, as in hypothesis's run of the example it shows."""
+
+    is_final = True
+
+
+def _fail_with(item: pytest.Function, inner: Callable, funcargs: dict, kwargs: dict, tape: Tape, start: int) -> None:
+    """Raise the failure of one recorded example, with the notes hypothesis attaches to the example it shows.
+
+    The example runs again as hypothesis's final run would, its calls answered from the tape.
+    Returns (and hypothesis decides) only if it passes this time.
+    """
+    from hypothesis.reporting import with_reporter
+    from hypothesis.vendor.pretty import RepresentationPrinter
+
+    printer = RepresentationPrinter()
+    printer.text("Falsifying example:")
+    printer.text(" ")
+    printer.repr_call(getattr(item, "originalname", item.name), [], {**funcargs, **kwargs}, force_split=True)
+    fragments = [printer.getvalue()]
+    tape.serve_from(start)
+    try:
+        with with_reporter(fragments.append), hypothesis.control._current_build_context.with_value(_Final()):
+            inner(**funcargs, **kwargs)
+    except UnsatisfiedAssumption:
+        return
+    except Exception as exc:
+        for fragment in fragments:
+            exc.add_note(fragment)
+        raise

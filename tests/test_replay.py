@@ -136,3 +136,19 @@ def test_a_recording_made_by_another_hypothesis_is_not_used(tmp_path):
     assert replay.from_json(data) is not None
     assert replay.from_json({**data, "hypothesis": "0.0.1"}) is None
     assert replay.from_json({**data, "format": replay.FORMAT + 1}) is None
+
+
+def test_the_page_gets_the_recording_in_its_kit_zip_and_finds_it_beside_its_session(tmp_path):
+    import zipfile
+
+    from grader.cli import web_build
+
+    web_build.kit_zip(tmp_path / "kit.zip")
+    with zipfile.ZipFile(tmp_path / "kit.zip") as z:
+        shipped = json.loads(z.read(web_build.REPLAY_FILE))
+        session = z.read(web_build.PAGE_SESSION.name).decode()
+    assert shipped == replay.ensure(run).as_json()
+    assert "replay.ENV_FILE" in session and f'with_name("{web_build.REPLAY_FILE}")' in session
+    # Nothing of the reference travels with it: the examples and how the tests took them, no answers.
+    assert set(shipped) == {"format", "hypothesis", "modules", "skipped", "tests"}
+    assert {outcome for examples in shipped["tests"].values() for _, outcome, _ in examples} <= {"pass", "reject"}

@@ -151,7 +151,7 @@ def from_json(data: dict) -> Recording | None:
     """The recording, or None if another format or hypothesis made it."""
     if data.get("format") != FORMAT or data.get("hypothesis") != hypothesis.__version__:
         return None
-    tests = {name: [Example(data, outcome, rank) for data, outcome, rank in examples] for name, examples in data["tests"].items()}
+    tests = {name: [Example(kwargs, outcome, rank) for kwargs, outcome, rank in rows] for name, rows in data["tests"].items()}
     return Recording(tests, dict(data.get("skipped", {})), dict(data.get("modules", {})))
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import hypothesis
 import pytest
 
-from grader.core import exercise, scoring
+from grader.core import exercise, replay, scoring
 from grader.core.checks import WrongAnswer
 from grader.core.submission import LoadError, Submission, SubmissionError
 
@@ -235,6 +235,7 @@ def run(
     `plugins` are extra pytest plugins, e.g. the page's, which reports each test as it starts.
     """
     ex = exercise.load()
+    replay.ensure(run)  # the property tests' recorded examples, made once per kit version where the reference is
     tiers = tiers or tuple(ex.tiers)
     collector = Collector({t: ex.tiers[t].points for t in ex.tiers})
     provider = SubmissionProvider(factory)

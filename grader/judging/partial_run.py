@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from grader.core import exercise, runner
+from grader.core import exercise, replay, runner
 from grader.core.submission import LoadError, Submission
 
 # Verdicts come from the exceptions themselves, never from pytest's report text: a native
@@ -91,6 +91,7 @@ def run_tests(
     not run are left out of the outcome (the caller reports them as not run, with the reason).
     """
     ex = exercise.load()
+    replay.ensure(runner.run)
     collector = runner.Collector({t: ex.tiers[t].points for t in ex.tiers})
     provider = runner.SubmissionProvider(factory)
     ids = _NodeIds()
@@ -154,3 +155,4 @@ def freeze_hypothesis_constants() -> None:
     except (ImportError, AttributeError):
         pass
     runner.no_local_constants()
+    replay.ensure(runner.run)  # likewise the property tests' recorded examples

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import io
 import json
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -22,7 +23,7 @@ import pytest
 from _pytest.unraisableexception import gc_collect_iterations_key
 
 from grader.core import diagnosis as diagnosis_core
-from grader.core import exercise, runner
+from grader.core import exercise, replay, runner
 from grader.core.checks import describe
 from grader.core.submission import LoadError, LocalSubmission, SubmissionError
 
@@ -34,6 +35,8 @@ NORMALIZE = getattr(EXERCISE.module("values"), "normalize", None) or diagnosis_c
 MAX_TIMEOUTS = 3
 # Written next to this file by the page's boot, from the site's py/diagnosis-table.json.
 DIAGNOSIS_TABLE = Path(__file__).with_name("diagnosis-table.json")
+# The property tests' recorded examples (grader/core/replay.py), from the site's kit.zip.
+os.environ.setdefault(replay.ENV_FILE, str(Path(__file__).with_name("replay.json")))
 
 # What one test may print, kept as it is printed: a loop printing a million lines costs its
 # time, never the page's memory (the report shows 500 characters anyway).

@@ -245,3 +245,27 @@ def test_ctrl_c_in_a_command_is_one_line_and_exit_130():
 def test_importing_the_cli_in_another_program_leaves_its_ctrl_c_alone():
     done = _python("import signal, grader.cli.main\nprint(signal.getsignal(signal.SIGINT) is signal.default_int_handler)")
     assert done.stdout.strip() == "True", done.stderr
+
+
+def test_pytest_on_the_hidden_tests_without_the_kits_plugin_says_how_to_install_it():
+    done = subprocess.run(
+        [
+            str(BIN / "python"),
+            "-m",
+            "pytest",
+            "hidden_tests",
+            "-q",
+            "-x",
+            "-p",
+            "no:meteor-kit-sandbox",
+            "-p",
+            "no:cacheprovider",
+        ],
+        cwd=KIT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 4, done.stdout[-2000:]
+    assert "the kit's pytest plugin (grader.judging.tests_sandbox) is not installed" in done.stdout
+    assert "KeyError" not in done.stdout + done.stderr

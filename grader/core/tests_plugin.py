@@ -104,7 +104,14 @@ def submission(request: pytest.FixtureRequest):
     Once a sandboxed submission has used up its time budget, the tests left are not run: each
     says so at once, and the whole run ends within the budget and a little time of our own.
     """
-    provided = request.config.stash[PROVIDER_KEY].get()
+    provider = request.config.stash.get(PROVIDER_KEY, None)
+    if provider is None:  # `pytest hidden_tests` without the kit's plugin: the kit is not installed
+        pytest.exit(
+            "no submission to test: the kit's pytest plugin (grader.judging.tests_sandbox) is not installed "
+            "in this Python; install the kit (`pip install -e .`, or `make setup`) and run again",
+            returncode=pytest.ExitCode.USAGE_ERROR,
+        )
+    provided = provider.get()
     spent = getattr(provided, "spent", None)
     why = spent() if spent is not None else None
     if why:

@@ -47,12 +47,24 @@ STARTER = (ROOT / "problem" / "starter.py").read_text(encoding="utf-8")
 # Python's warm-up run, cut short when a run is asked for).
 PHASES = ("workerStart", "pyodide", "files", "imports", "session", "warm")
 TARGETS = {"ready": 3.0, "first_run": 2.0, "warm_run": 1.0}
+# The parts of one run, as the page reports them (window.kit.runTimings(); older builds report
+# none): "waited" is the call's way into the worker (and a warm-up still unwinding), "python" the
+# worker's call into page_session, made of pytest's phases ("configure", "collect", "tests",
+# "session_end"), "diagnosis" and "report" (advice, JSON), plus "bridge" (the worker's calls into
+# Python, JSON.parse); "back" is the report's way back, "render" the page drawing it.
+RUN_PARTS = ("waited", "python", "configure", "collect", "tests", "session_end", "diagnosis", "report", "bridge", "back", "render")
 
 
-def timed_run(page) -> tuple[float, dict]:
+def timed_run(page) -> tuple[float, dict, dict]:
     started = time.perf_counter()
     report = page.evaluate("window.kit.runTests()")
-    return time.perf_counter() - started, report
+    took = time.perf_counter() - started
+    parts = page.evaluate("window.kit.runTimings ? window.kit.runTimings() : null") or {}
+    return took, report, parts
+
+
+def parts_median(runs: list[dict], prefix: str) -> dict[str, float]:
+    return {f"{prefix}.{k}": statistics.median(r[k] for r in runs) for k in RUN_PARTS if runs and all(k in r for r in runs)}
 
 
 def one_round(browser, url: str, warm_runs: int) -> dict:
@@ -62,19 +74,22 @@ def one_round(browser, url: str, warm_runs: int) -> dict:
     # The page's own clock when Python became ready: no round trip of the driver in it.
     ready = page.evaluate("window.kit.ready.then(() => performance.now())") / 1000
     page.evaluate("(src) => window.kit.setCode(src)", REFERENCE)
-    first, report = timed_run(page)
+    first, report, first_parts = timed_run(page)
     assert report["passed"] == len(report["tests"]), "the reference must pass"
     # After the first run, so the warm-up's time (sent once it ends) is in.
     timings = page.evaluate("window.kit.timings()")
-    warm = [timed_run(page)[0] for _ in range(warm_runs)]
+    warm = [timed_run(page) for _ in range(warm_runs)]
     page.evaluate("(src) => window.kit.setCode(src)", STARTER)
-    failing, _ = timed_run(page)
+    failing, _, failing_parts = timed_run(page)
     result = {
         "ready": ready,
         "first_run": first,
-        "warm_run": statistics.median(warm),
+        "warm_run": statistics.median(w[0] for w in warm),
         "warm_run_all_failing": failing,
         **{f"at_{name}": timings[name] for name in PHASES if timings.get(name) is not None},
+        **parts_median([first_parts] if first_parts else [], "first"),
+        **parts_median([w[2] for w in warm if w[2]], "warm"),
+        **parts_median([failing_parts] if failing_parts else [], "failing"),
         "tests": len(report["tests"]),
         "from_snapshot": bool(timings.get("snapshot")),
     }

@@ -52,7 +52,19 @@ TARGETS = {"ready": 3.0, "first_run": 2.0, "warm_run": 1.0}
 # worker's call into page_session, made of pytest's phases ("configure", "collect", "tests",
 # "session_end"), "diagnosis" and "report" (advice, JSON), plus "bridge" (the worker's calls into
 # Python, JSON.parse); "back" is the report's way back, "render" the page drawing it.
-RUN_PARTS = ("waited", "python", "configure", "collect", "tests", "session_end", "diagnosis", "report", "bridge", "back", "render")
+RUN_PARTS = (
+    "waited",
+    "python",
+    "configure",
+    "collect",
+    "tests",
+    "session_end",
+    "diagnosis",
+    "report",
+    "bridge",
+    "back",
+    "render",
+)
 
 
 def timed_run(page) -> tuple[float, dict, dict]:

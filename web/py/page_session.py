@@ -164,6 +164,18 @@ class Progress:
 
     def pytest_sessionstart(self) -> None:
         self.times["configured"] = time.perf_counter()
+        self.end_warm_up()
+
+    def pytest_collectstart(self) -> None:
+        self.end_warm_up()
+
+    def pytest_itemcollected(self) -> None:
+        self.end_warm_up()
+
+    def end_warm_up(self) -> None:
+        """The warm-up ends as soon as the page asks for anything, in pytest's start and collection too."""
+        if self.guard.warm_up and self.guard.halted():
+            pytest.exit("the page asked for a run")
 
     def pytest_configure(self, config: pytest.Config) -> None:
         # The report never shows pytest's own tracebacks, and its default style parses the test
@@ -182,6 +194,7 @@ class Progress:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        self.end_warm_up()
         # Stopped, out of budget or out of memory: end the session after this test.
         if self.guard.halted() or self.guard.out_of_memory:
             item.session.shouldstop = "halted"
@@ -401,9 +414,9 @@ def warm_up_run(halted: Halted = never_halted, slow: float = 0.0) -> None:
     Restored from the build's snapshot, Python has everything imported, but this browser has yet
     to compile the WebAssembly behind most of its functions. The worker makes this run once
     Python is ready, on a function that always answers 0.0 (it passes some tests and fails the
-    rest). Once `halted` says the page asked for something, the next call raises WarmUpOver,
-    which ends the current test at once, and pytest stops before the next. It is never ended by
-    an interrupt: one landing in pytest's own code could leave its capture or hooks half undone
+    rest). Once `halted` says the page asked for something, it ends at pytest's next step (the
+    session's start, each collector, each test: pytest.exit) or at its next call (WarmUpOver,
+    which ends the current test at once). It is never ended by an interrupt: one landing in pytest's own code could leave its capture or hooks half undone
     for the student's run. `slow` (tests only): seconds of work first that checks nothing, as
     pytest's start and collection are on a slow machine.
     """

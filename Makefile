@@ -19,11 +19,12 @@ test: setup web
 # dist-packages, no site-packages), where the jail must still be bubblewrap.
 DEBIAN_VENV := .venv-debian
 test-debian: system $(DEBIAN_VENV)/.installed
-	$(DEBIAN_VENV)/bin/python -m pytest tests/test_sandbox.py tests/test_grade_hostile.py -q
+	$(DEBIAN_VENV)/bin/python -m pytest tests/test_sandbox.py tests/test_wire.py tests/test_grade_hostile.py -q
 
-$(DEBIAN_VENV)/.installed: pyproject.toml
+$(DEBIAN_VENV)/.installed: pyproject.toml requirements.lock
 	/usr/bin/python3.11 -m venv $(DEBIAN_VENV)
-	$(DEBIAN_VENV)/bin/pip install -q --disable-pip-version-check -e '.[dev]'
+	$(DEBIAN_VENV)/bin/pip install -q --disable-pip-version-check --require-hashes -r requirements.lock
+	$(DEBIAN_VENV)/bin/pip install -q --disable-pip-version-check --no-deps -e .
 	touch $@
 
 # The page's static site in build/web: npm ci, the hash-checked test wheels, the build itself.
@@ -46,7 +47,8 @@ system:
 	  fi; \
 	fi
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install -q --disable-pip-version-check -e '.[dev]'
+	$(VENV)/bin/pip install -q --disable-pip-version-check --require-hashes -r requirements.lock
+	$(VENV)/bin/pip install -q --disable-pip-version-check --no-deps -e .
 	touch $@

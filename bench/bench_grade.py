@@ -1,10 +1,19 @@
-"""Benchmark of `meteor-kit grade`: a generated class, graded with --jobs 2, against the obvious loop.
+"""Benchmark of `meteor-kit grade`: a class graded with --jobs 2, against the obvious loop, in the same run.
 
-    .venv/bin/python bench/bench_grade.py [--size 500] [--sample 12] [--timeout 1] [--budget 5]
+    .venv/bin/python bench/bench_grade.py [--class memo|diverse|copies] [--size 500] [--sample 12]
+                                          [--timeout 1] [--budget 5]
 
-The class mixes correct solutions, wrong ones (a few common bugs, as a class has) and a few
-that hang. Both figures come from the same run on the same machine, so their ratio holds
-even when the machine is busy. Prints a table and writes bench/out/bench_grade.json.
+Three shapes of class (bench/mutants.py writes the last two):
+- `memo` (the default): correct solutions, a few common bugs, as a class has, and 3 that hang;
+  about 20 distinct behaviours, so the memo answers nearly all of it;
+- `diverse`: single-point AST mutants of the catalogue's correct solutions, nearly every one
+  behaving differently (a hard exercise, a MOOC, a class that copies little);
+- `copies`: 43 catalogue solutions (34 one-mistake, 9 correct), 3 copies of each.
+The loop of one `pytest hidden_tests --submission F` per file is timed on a random sample of
+the same class (it is slow) and scaled to a rate. Both figures come from the same run on the
+same machine, so their ratio holds even when the machine is busy. Prints the figures with the
+load average and the number of distinct behaviours (distinct verdict vectors), and writes
+bench/out/bench_grade[_SHAPE].json.
 """
 
 from __future__ import annotations
@@ -20,6 +29,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+
+import mutants  # bench/mutants.py: the script's own folder is first on sys.path
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOGUE = ROOT / "tests" / "catalogue"
@@ -110,75 +121,106 @@ def tree_rss(root: int) -> int:
     return total
 
 
+def write_class(shape: str, directory: Path, size: int) -> dict[str, int]:
+    """The class of that shape, in `directory`: what it holds, by kind."""
+    if shape == "memo":
+        return make_class(directory, size)
+    if shape == "diverse":
+        return {"mutants": mutants.diverse_class(directory, size)}
+    return {"copies": mutants.copies_class(directory)}
+
+
+def pytest_loop(paths: list[Path], budget: float, limit: float) -> float:
+    """Seconds per submission for one `pytest hidden_tests --submission F` each (a hanging one stopped at `limit`)."""
+    started = time.perf_counter()
+    for path in paths:
+        command = [str(BIN / "python"), "-m", "pytest", str(ROOT / "hidden_tests"), "-q", "-p", "no:cacheprovider"]
+        command += ["--submission", str(path), "--budget", str(budget)]
+        try:
+            subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=limit)
+        except subprocess.TimeoutExpired:
+            pass  # subprocess.run has killed it; the loop would have had to as well
+    return (time.perf_counter() - started) / len(paths)
+
+
+def grade_class(klass: Path, out: Path, options: list[str], kit: Path | None) -> tuple[float, str, int]:
+    """Seconds `meteor-kit grade` took on the class, its summary and peak memory; `kit`: another revision's code."""
+    command = [str(BIN / "meteor-kit"), "grade", str(klass), "--out", str(out), *options]
+    env = None
+    if kit is not None:
+        # That revision's package ahead of the installed one (an editable install's finder comes last,
+        # and `-c` puts the working directory first: run from the revision's folder).
+        entry = "import sys; from grader.cli.main import main; sys.exit(main())"
+        command = [str(BIN / "python"), "-c", entry, *command[1:]]
+        env = {**os.environ, "PYTHONPATH": str(kit)}
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env, cwd=kit or ROOT)
+    memory = PeakMemory(process.pid)
+    summary = process.communicate()[0]
+    seconds = time.perf_counter() - started
+    return seconds, summary, memory.stop()
+
+
+def behaviours(results: list[dict]) -> int:
+    """Distinct verdict vectors: submissions whose every test got the same status and score count once."""
+    return len({tuple((t["name"], t["status"], t["score"]) for t in r["tests"]) for r in results})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--size", type=int, default=500)
+    parser.add_argument("--class", dest="shape", choices=("memo", "diverse", "copies"), default="memo")
+    parser.add_argument("--size", type=int, default=500, help="memo and diverse: submissions in the class")
     parser.add_argument("--sample", type=int, default=12, help="submissions timed with the pytest loop")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=1.0)
     parser.add_argument("--budget", type=float, default=5.0)
+    parser.add_argument("--baseline", metavar="REV", help="also grade the class with this git revision's code, in the same run")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench_grade."))
     try:
         klass = work / "class"
         klass.mkdir()
-        counts = make_class(klass, args.size)
+        counts = write_class(args.shape, klass, args.size)
+        size = len(list(klass.iterdir()))
         out = work / "out"
-        command = [
-            str(BIN / "meteor-kit"),
-            "grade",
-            str(klass),
-            "--out",
-            str(out),
-            "--jobs",
-            str(args.jobs),
-            "--timeout",
-            str(args.timeout),
-            "--budget",
-            str(args.budget),
-        ]
-        started = time.perf_counter()
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        memory = PeakMemory(process.pid)
-        summary = process.communicate()[0]
-        grade_seconds = time.perf_counter() - started
-        peak = memory.stop()
+        options = ["--jobs", str(args.jobs), "--timeout", str(args.timeout), "--budget", str(args.budget)]
+        load_before = os.getloadavg()
+        baseline = None
+        if args.baseline:
+            # The same class graded by an earlier revision first, so the two share the machine's minute.
+            kit = work / "baseline"
+            kit.mkdir()
+            archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.baseline], capture_output=True, check=True)
+            subprocess.run(["tar", "-x", "-C", str(kit)], input=archive.stdout, check=True)
+            baseline_seconds, _, _ = grade_class(klass, work / "out_baseline", options, kit)
+            baseline = {"revision": args.baseline, "grade_seconds": round(baseline_seconds, 2)}
+            baseline["grade_per_second"] = round(size / baseline_seconds, 2)
+        grade_seconds, summary, peak = grade_class(klass, out, options, None)
         results = json.loads((out / "results.json").read_text())["submissions"]
         # The obvious alternative: one pytest process per submission, on a sample of the same class.
-        sample = sorted(klass.iterdir())
-        sample = [p for p in sample if "while True" not in p.read_text() and "sleep(3600)" not in p.read_text()]
+        # The memo class's hangers are left out of it (each would cost the loop its budget).
+        sample = [p for p in sorted(klass.iterdir()) if "while True" not in p.read_text() and "sleep(3600)" not in p.read_text()]
         sample = random.Random(2).sample(sample, min(args.sample, len(sample)))
-        started = time.perf_counter()
-        for path in sample:
-            subprocess.run(
-                [
-                    str(BIN / "python"),
-                    "-m",
-                    "pytest",
-                    str(ROOT / "hidden_tests"),
-                    "-q",
-                    "-p",
-                    "no:cacheprovider",
-                    "--submission",
-                    str(path),
-                ],
-                cwd=ROOT,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-        loop_seconds = (time.perf_counter() - started) / len(sample)
+        loop_seconds = pytest_loop(sample, args.budget, 10 * args.budget)
+        load_after = os.getloadavg()
         figures = {
-            "submissions": args.size,
+            "class": args.shape,
+            "submissions": size,
             "mix": counts,
+            "distinct_behaviours": behaviours(results),
             "jobs": args.jobs,
             "timeout": args.timeout,
             "budget": args.budget,
             "cores": os.cpu_count(),
+            "load_average_before": [round(x, 2) for x in load_before],
+            "load_average_after": [round(x, 2) for x in load_after],
             "grade_seconds": round(grade_seconds, 2),
-            "grade_per_second": round(args.size / grade_seconds, 1),
+            "grade_per_second": round(size / grade_seconds, 1),
+            "pytest_loop_sample": len(sample),
             "pytest_loop_seconds_per_submission": round(loop_seconds, 2),
             "pytest_loop_per_second": round(1 / loop_seconds, 2),
-            "ratio": round((args.size / grade_seconds) * loop_seconds, 1),
+            "ratio": round((size / grade_seconds) * loop_seconds, 1),
+            "baseline": baseline and {**baseline, "speedup": round(baseline["grade_seconds"] / grade_seconds, 2)},
             "peak_memory_mb": round(peak / 2**20),
             "statuses": {s: sum(r["status"] == s for r in results) for s in ("graded", "error")},
         }
@@ -187,19 +229,24 @@ def main() -> None:
         tests = len(results[0]["tests"])
         hung = [any(t["status"] == "timeout" for t in r["tests"]) for r in results]
         remembered = [r["duration"] for r, h in zip(results, hung) if r.get("from_memo") == tests and not h]
-        new = [r["duration"] for r, h in zip(results, hung) if r.get("from_memo", 0) < tests and not h]
+        new = sorted(r["duration"] for r, h in zip(results, hung) if r.get("from_memo", 0) < tests and not h)
         hangs = [r["duration"] for r, h in zip(results, hung) if h]
         figures["all_from_memo"] = {
             "submissions": len(remembered),
             "mean_ms": round(1000 * sum(remembered) / max(len(remembered), 1), 1),
         }
-        figures["new_behaviour"] = {"submissions": len(new), "worker_seconds": round(sum(new), 1)}
-        figures["hanging"] = {"submissions": len(hangs), "seconds_each": [round(h, 1) for h in hangs]}
+        figures["new_behaviour"] = {
+            "submissions": len(new),
+            "worker_seconds": round(sum(new), 1),
+            "median_seconds": round(new[len(new) // 2], 2) if new else None,
+        }
+        figures["hanging"] = {"submissions": len(hangs), "worker_seconds": round(sum(hangs), 1)}
         print(summary.splitlines()[0])
         for key, value in figures.items():
             print(f"{key:>36}: {value}")
         (ROOT / "bench" / "out").mkdir(exist_ok=True)
-        (ROOT / "bench" / "out" / "bench_grade.json").write_text(json.dumps(figures, indent=2) + "\n")
+        name = "bench_grade.json" if args.shape == "memo" else f"bench_grade_{args.shape}.json"
+        (ROOT / "bench" / "out" / name).write_text(json.dumps(figures, indent=2) + "\n")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -51,28 +51,50 @@ def test_ruff_finds_nothing_and_the_code_is_formatted():
         assert done.returncode == 0, f"ruff {command[0]}:\n{done.stdout[-4000:]}"
 
 
-ALLOWED = {"grader.judging.tests_sandbox"}
-
-
 def test_the_exercise_reaches_the_engine_only_through_the_core():
-    """problem/, solutions/ and hidden_tests/ import nothing from grader/ but grader.core (the seam's side).
+    """problem/, solutions/ and hidden_tests/, of both exercises, import nothing from grader/ but grader.core.
 
-    One exception, named here: the conftest's sandboxed plugin, imported outside the page only.
+    No exception: the sandboxed provider of `pytest hidden_tests` is the installed kit's pytest
+    plugin. A module named in a string (pytest_plugins, importlib) counts as an import.
     """
     import ast
+    import re
 
+    by_name = re.compile(r"grader\.[\w.]+")
     offenders = []
-    for folder in ("problem", "solutions", "hidden_tests"):
-        for path in sorted((KIT_ROOT / folder).rglob("*.py")):
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                names = []
-                if isinstance(node, ast.ImportFrom) and node.module:
-                    names = [node.module] if node.module != "grader" else [f"grader.{a.name}" for a in node.names]
-                elif isinstance(node, ast.Import):
-                    names = [a.name for a in node.names]
-                offenders += [
-                    f"{path.relative_to(KIT_ROOT)}: {n}"
-                    for n in names
-                    if n.startswith("grader") and not n.startswith("grader.core") and n not in ALLOWED
-                ]
+    for exercise_root in (KIT_ROOT, KIT_ROOT / "tests" / "exercises" / "wer"):
+        for folder in ("problem", "solutions", "hidden_tests"):
+            for path in sorted((exercise_root / folder).rglob("*.py")):
+                for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                    names = []
+                    if isinstance(node, ast.ImportFrom) and node.module:
+                        names = [node.module] if node.module != "grader" else [f"grader.{a.name}" for a in node.names]
+                    elif isinstance(node, ast.Import):
+                        names = [a.name for a in node.names]
+                    elif isinstance(node, ast.Constant) and isinstance(node.value, str) and by_name.fullmatch(node.value):
+                        names = [node.value]
+                    offenders += [
+                        f"{path.relative_to(KIT_ROOT)}: {n}"
+                        for n in names
+                        if n.startswith("grader") and not n.startswith("grader.core")
+                    ]
     assert not offenders, offenders
+
+
+def test_the_installed_sandbox_plugin_is_loaded_everywhere_and_inert_outside_an_exercises_tests(tmp_path):
+    """The pytest11 entry point loads grader.judging.tests_sandbox in every session: it must touch nothing there."""
+    (tmp_path / "test_other.py").write_text(
+        "import sys\n"
+        "def test_nothing_of_the_kit_is_loaded():\n"
+        "    assert 'grader.judging.tests_sandbox' in sys.modules  # the entry point is registered\n"
+        "    loaded = [m for m in ('grader.core.tests_plugin', 'grader.sandbox.host', 'hypothesis') if m in sys.modules]\n"
+        "    assert not loaded, loaded\n"
+    )
+    done = subprocess.run(
+        [str(BIN / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]

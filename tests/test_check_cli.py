@@ -200,3 +200,48 @@ def test_printed_output_appears_per_test_cut_to_500_characters(tmp_path):
     assert len({o.split(":")[0] for o in outputs}) == len(outputs)  # each test shows its own call's output
     text = check(path, "--tiers", "examples,hidden").stdout
     assert text.count("printed: call ") == len(report["tests"])
+
+
+def test_a_function_whose_answers_change_from_call_to_call_is_told_so_without_the_kits_files(tmp_path):
+    # Hypothesis calls such a test flaky and quotes the traceback it expected: the kit's paths.
+    # A counter rather than random: it fails one call in seven, the same way on every run.
+    source = tmp_path / "counter.py"
+    source.write_text(
+        "calls = []\n\ndef meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
+        "    calls.append(1)\n    return 0.5 if len(calls) % 7 else 1.0\n"
+    )
+    report = json.loads(check(source, "--json", "--tiers", "properties").stdout)
+    told = [t for t in report["tests"] if "tried again" in t["message"]]
+    assert told, [t["message"][:200] for t in report["tests"]]
+    for test in report["tests"]:
+        assert str(KIT_ROOT) not in test["message"] and "Traceback" not in test["message"]
+        assert "Flaky" not in test["message"]
+    assert all(t["status"] == "fail" for t in told)
+    assert "randomness" in told[0]["message"] and "meteor_score(" in told[0]["message"]
+
+
+def _python(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BIN / "python"), "-c", code], cwd=KIT_ROOT, capture_output=True, text=True, timeout=120)
+
+
+def test_ctrl_c_while_the_command_starts_is_one_line_and_exit_130():
+    # As the `meteor-kit` program, a Ctrl+C during the imports ends it at once, without a traceback.
+    done = _python(
+        "import os, signal, sys, time\nsys.argv[0] = 'meteor-kit'\nimport grader.cli\n"
+        "os.kill(os.getpid(), signal.SIGINT)\ntime.sleep(30)\n"
+    )
+    assert (done.returncode, done.stderr) == (130, "meteor-kit: interrupted\n")
+
+
+def test_ctrl_c_in_a_command_is_one_line_and_exit_130():
+    done = _python(
+        "import sys\nsys.argv[0] = 'meteor-kit'\nimport grader.cli.main as m\n"
+        "def stopped(args):\n    raise KeyboardInterrupt\n"
+        "m.cmd_check = stopped\nsys.exit(m.main(['check', 'solutions/reference.py']))\n"
+    )
+    assert (done.returncode, done.stderr) == (130, "meteor-kit: interrupted\n")
+
+
+def test_importing_the_cli_in_another_program_leaves_its_ctrl_c_alone():
+    done = _python("import signal, grader.cli.main\nprint(signal.getsignal(signal.SIGINT) is signal.default_int_handler)")
+    assert done.stdout.strip() == "True", done.stderr

@@ -359,3 +359,45 @@ def test_the_table_is_kept_on_disk_and_a_damaged_copy_is_rebuilt(tmp_path, monke
         assert len(list((tmp_path / "build" / "cache").glob("diagnosis-table-*.json"))) == 2
     finally:
         diagnose._table.cache_clear()
+
+
+class Scripted:
+    """Answers the probes in order from a script: a number, or the kind of error the call ends with."""
+
+    def __init__(self, script: list, clock: list[float]):
+        self.script, self.clock, self.calls = list(script), clock, 0
+
+    def meteor_score(self, *args, **kwargs):
+        self.calls += 1
+        self.clock[0] += 1.0  # each call takes a second
+        step = self.script.pop(0) if self.script else 0.5
+        if isinstance(step, str):
+            raise SubmissionError(step, step)
+        return step
+
+
+@pytest.mark.parametrize(
+    "script, allowed, seconds, ran",
+    ids=["timeouts past the allowance", "the page stops at the first timeout", "the deadline", "the budget spent"],
+    argvalues=[
+        (["timeout", 0.5, "timeout", "timeout", "timeout"], 2, None, 4),
+        ([0.5, "timeout"], 0, None, 2),
+        ([], 2, 3.5, 4),
+        ([0.5, "not_run"], 2, None, 2),
+    ],
+)
+def test_one_probe_guard_decides_when_probing_stops_and_the_rest_are_not_run(script, allowed, seconds, ran):
+    table = {"function": "meteor_score", "probes": [{"args": [str(i), ""], "kwargs": {}} for i in range(8)]}
+    clock = [0.0]
+    submission = Scripted(script, clock)
+    guard = diagnosis_core.ProbeGuard(allowed, seconds, clock=lambda: clock[0])
+    outputs = diagnosis_core.run_probes(submission, table, guard=guard)
+    assert submission.calls == ran
+    assert outputs[ran:] == [{"error": "not_run"}] * (8 - ran)
+    assert all(out == 0.5 or out["error"] != "not_run" for out in outputs[: ran - 1])
+
+
+def test_without_a_guard_every_probe_runs_whatever_the_submission_does():
+    table = {"function": "meteor_score", "probes": [{"args": [str(i), ""], "kwargs": {}} for i in range(5)]}
+    submission = Scripted(["timeout"] * 5, [0.0])
+    assert diagnosis_core.run_probes(submission, table) == [{"error": "timeout"}] * 5

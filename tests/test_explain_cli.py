@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 
 import pytest
 
@@ -119,3 +120,17 @@ def test_the_installed_command_explains(meteor_kit):
     assert done.returncode == 0, done.stderr
     assert "rounded to 3 decimals (rule 5): 0.625" in done.stdout
     assert "explain" in subprocess.run([str(meteor_kit), "--help"], capture_output=True, text=True).stdout
+
+
+def test_a_reader_that_stops_early_gets_no_traceback():
+    # `meteor-kit explain ... | head -c 10`: the pipe closes while the long breakdown is written.
+    long = " ".join(["the cat"] * 3000)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "grader.cli", "explain", long, long], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.read(10) == b"METEOR bre"
+    process.stdout.close()  # the reader goes away
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 141
+    assert "Traceback" not in err and "BrokenPipeError" not in err

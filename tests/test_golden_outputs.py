@@ -8,6 +8,7 @@ this machine, the memo's bookkeeping) is normalised. UPDATE_GOLDEN=1 rewrites `e
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 import os
 import re
@@ -45,25 +46,35 @@ def _stable(value, parent: str = ""):
     return value
 
 
-def _html(text: str) -> str:
+def _html(text: str, styles: dict[str, str]) -> str:
     # The isolation banner says which mode this machine gave: its own tests check it.
-    return re.sub(
+    text = re.sub(
         r'<div class="banner[^"]*" id="isolation"[^>]*>.*?</div>', '<div id="isolation">ISOLATION</div>', text, flags=re.S
     )
+
+    # Every page of the report carries the same stylesheet: kept once, under its digest, as the
+    # golden file _styles/<digest>.css, so a golden folder does not repeat it per student.
+    def once(match: re.Match) -> str:
+        name = f"_styles/{hashlib.sha256(match.group(1).encode()).hexdigest()[:12]}.css"
+        styles[name] = match.group(1)
+        return f"<style>@import {name}</style>"
+
+    return re.sub(r"<style>(.*?)</style>", once, text, flags=re.S)
 
 
 def normalised(out: Path) -> dict[str, str]:
     """Every file under `out`, as text that is the same on every run of the same class."""
     files: dict[str, str] = {}
+    styles: dict[str, str] = {}
     for path in sorted(p for p in out.rglob("*") if p.is_file()):
         name = path.relative_to(out).as_posix()
         text = path.read_text(encoding="utf-8")
         if path.suffix == ".json":
             text = json.dumps(_stable(json.loads(text)), indent=1, ensure_ascii=False, sort_keys=True) + "\n"
         elif path.suffix == ".html":
-            text = _html(text)
+            text = _html(text, styles)
         files[name] = text
-    return files
+    return files | styles
 
 
 def grade(scenario: str, work: Path) -> dict[str, str]:

@@ -99,7 +99,8 @@ def _memo_of_two_kinds() -> Memo:
 def test_once_the_answers_fit_one_kind_the_rest_of_the_run_is_one_batch():
     memo = _memo_of_two_kinds()
     box = FakeSandbox({"c1": "0.2", "c2": "0.4", "c3": "0.5"})
-    known, missing, _ = memo.replay(box, ["t1", "t2", "t3"])
+    walk = memo.walk(box, ["t1", "t2", "t3"])
+    known, missing = walk.known, walk.missing
     assert missing == [] and [known[t].status for t in ("t1", "t2", "t3")] == ["fail", "fail", "pass"]
     # c1 splits the kinds; after its answer only kind B fits, and it knows every later call.
     assert box.batches == [["c1"], ["c2", "c3"]] and box.restarts == 0
@@ -109,18 +110,20 @@ def test_a_batch_that_bet_on_the_wrong_kind_is_dropped_and_the_child_restarted()
     memo = _memo_of_two_kinds()
     # Like kind B on t1, like kind A on t2: a mix no earlier run showed.
     box = FakeSandbox({"c1": "0.2", "c2": "0.3", "c3": "0.5"})
-    known, missing, _ = memo.replay(box, ["t1", "t2", "t3"])
+    walk = memo.walk(box, ["t1", "t2", "t3"])
+    known, missing = walk.known, walk.missing
     assert missing == [] and [known[t].status for t in ("t1", "t2", "t3")] == ["fail", "pass", "pass"]
     # The batch bet that c2 is answered 0.4 and sent c3 along; after 0.3 the child saw a call
     # the tests might not have made, so it is restarted and c3 is asked again.
     assert box.batches == [["c1"], ["c2", "c3"], ["c3"]] and box.restarts == 1
-    assert memo.surprised
+    assert walk.surprised
 
 
 def test_an_answer_no_run_gave_leaves_that_test_to_a_real_run_and_the_others_replayed():
     memo = _memo_of_two_kinds()
     box = FakeSandbox({"c1": "0.2", "c2": "0.9", "c3": "0.5"})
-    known, missing, _ = memo.replay(box, ["t1", "t2", "t3"])
+    walk = memo.walk(box, ["t1", "t2", "t3"])
+    known, missing = walk.known, walk.missing
     assert missing == ["t2"] and sorted(known) == ["t1", "t3"]
     assert box.restarts == 1  # c3 had been sent after c2 already
 
@@ -278,7 +281,8 @@ def test_each_worker_and_its_jail_keep_to_one_core_and_the_workers_share_them_ou
         "    print(sorted(os.sched_getaffinity(0)))\n    return 0.0\n"
     )
     for name in ("a.py", "b.py"):
-        (tmp_path / name).write_text(source)
+        # Different code: copies of one would be graded one after the other (one waits for the other's run).
+        (tmp_path / name).write_text(f"{source}\nNAME = {name!r}\n")
     run = subprocess.run(
         [meteor_kit, "grade", tmp_path / "a.py", tmp_path / "b.py", "--out", tmp_path / "out", "--jobs", "2"],
         capture_output=True,

@@ -618,9 +618,10 @@ def test_nothing_grading_writes_is_readable_by_the_submissions_uid(built, wheelh
         return all(parent.stat().st_mode & 0o001 for parent in path.parents if autograder in parent.parents)
 
     readable = []
+    sandbox = autograder / "source" / "grader" / "sandbox"  # the jail's script and the module it imports
     for folder in (autograder / "source", autograder / "hypothesis"):
         for path in [folder, *folder.rglob("*")]:
-            if path == autograder / "source" / "grader" / "sandbox" / "child.py" or not reachable(path):
+            if path in (sandbox / "child.py", sandbox / "wire.py") or not reachable(path):
                 continue
             if path.lstat().st_mode & 0o004:  # a file others can read, a folder others can list
                 readable.append(f"{oct(path.lstat().st_mode & 0o777)} {path.relative_to(autograder)}")
@@ -638,3 +639,16 @@ def test_an_upload_whose_name_is_not_utf8_is_graded_and_named_safely(tmp_path, c
     document = json.loads((tmp_path / "results" / "results.json").read_text(encoding="utf-8"))
     check_format(document)
     assert document["tests"] and document["output"].startswith("Graded caf\ufffd.py.")
+
+
+def test_clean_replaces_exactly_the_control_and_surrogate_code_points():
+    # Every code point of Unicode, against the definition: categories Cc and Cs, newline and tab kept.
+    import sys
+    import unicodedata
+
+    from grader.reports.gradescope import clean
+
+    every = "".join(chr(i) for i in range(sys.maxunicode + 1))
+    expected = "".join(c if c in "\n\t" or unicodedata.category(c) not in ("Cc", "Cs") else "\ufffd" for c in every)
+    assert clean(every) == expected
+    assert clean("a\x00b\ud800c\n\td\x85") == "a\ufffdb\ufffdc\n\td\ufffd"

@@ -122,17 +122,16 @@ def test_a_run_a_fresh_child_answers_otherwise_is_not_confirmed():
 def test_the_walk_notes_where_its_calls_left_a_full_runs_order():
     memo = _memo_of_two_kinds()
     box = FakeSandbox({"c1": "0.2", "c2": "0.4", "c3": "0.5"})
-    memo.replay(box, ["t1", "t2", "t3"])
-    assert memo.deviation is None  # every bet was right: one child, a full run's calls in order
+    walk = memo.walk(box, ["t1", "t2", "t3"])
+    assert walk.deviation is None  # every bet was right: one child, a full run's calls in order
     memo = _memo_of_two_kinds()
     box = FakeSandbox({"c1": "0.2", "c2": "0.3", "c3": "0.5"})
-    memo.replay(box, ["t1", "t2", "t3"])
-    assert box.restarts == 1 and memo.deviation == (1, 1)  # c3 had reached the child after c2
-    run, at = full_run(["t1", "t2", "t3"], memo.walked, memo.deviation)
+    walk = memo.walk(box, ["t1", "t2", "t3"])
+    assert box.restarts == 1 and walk.deviation == (1, 1)  # c3 had reached the child after c2
+    run, at = full_run(["t1", "t2", "t3"], walk.walked, walk.deviation)
     assert [c[0][0] for c, _ in run] == ["c1", "c2", "c3"] and at == 2
     memo = Memo()
-    memo.replay(FakeSandbox({}), ["t1"])
-    assert memo.deviation == (0, 0)  # a test never seen runs for real, in a fresh child
+    assert memo.walk(FakeSandbox({}), ["t1"]).deviation == (0, 0)  # a test never seen runs for real, in a fresh child
 
 
 def test_the_memo_stops_learning_once_it_holds_its_most_calls(monkeypatch):

@@ -14,7 +14,10 @@ import pytest
 from grader.core.checks import Opaque
 from grader.core.submission import LoadError, SubmissionError
 from grader.sandbox import host as sandbox
+from grader.sandbox import separate_uid
 from grader.sandbox.host import Jail, Limits, SandboxedSubmission, describe_interpreter, isolation, processes_of
+from grader.sandbox.interpreter import under
+from grader.sandbox.mounts import bwrap_mounts
 
 
 def jail(source: str, **kwargs) -> SandboxedSubmission:
@@ -32,15 +35,15 @@ def test_bubblewrap_is_the_isolation_on_this_machine():
 
 def test_the_jail_binds_only_paths_that_exist_and_hides_every_import_location_but_the_stdlib():
     described = sandbox.interpreter()
-    mounts = sandbox._bwrap_mounts()
+    mounts = bwrap_mounts()
     for option, path in zip(mounts, mounts[1:]):
         if option in ("--ro-bind", "--tmpfs"):
             assert Path(path).exists(), path
     places = {Path(p).resolve() for p in [*site.getsitepackages([sys.base_prefix]), *sys.path] if p and Path(p).is_dir()}
     stdlib = {Path(p).resolve() for p in sys.path if p and "site-packages" not in p and "dist-packages" not in p}
     for place in places - stdlib:
-        visible = any(sandbox._under(place, root) for root in described.roots)
-        assert not visible or any(sandbox._under(place, h) for h in described.hidden), place
+        visible = any(under(place, root) for root in described.roots)
+        assert not visible or any(under(place, h) for h in described.hidden), place
 
 
 @pytest.mark.parametrize("layout", ["debian", "conda", "uv", "pyenv"])
@@ -69,11 +72,11 @@ def test_any_python_layout_gets_its_prefix_bound_and_its_packages_hidden(tmp_pat
         stdlib=[str(stdlib)],
         executable=base / "bin" / "python3.11",
     )
-    assert base in described.roots or any(sandbox._under(base, r) for r in described.roots)
-    assert not any(sandbox._under(packages, r) for r in described.roots)  # the venv is never bound
+    assert base in described.roots or any(under(base, r) for r in described.roots)
+    assert not any(under(packages, r) for r in described.roots)  # the venv is never bound
     if layout != "debian":
         assert stdlib / "site-packages" in described.hidden
-    mounts = sandbox._bwrap_mounts(described)
+    mounts = bwrap_mounts(described)
     for option, path in zip(mounts, mounts[1:]):
         if option in ("--ro-bind", "--tmpfs"):
             assert Path(path).exists(), path
@@ -411,7 +414,7 @@ def test_permissions_taken_by_the_separate_uid_mode_come_back_after_sigterm_or_a
     run.wait(timeout=30)
     if end == "KILL":
         assert folder.stat().st_mode & 0o777 == 0o700
-        sandbox._with_journal(lambda journal: None)  # what the next run's probe does first
+        separate_uid.with_journal(lambda journal: None)  # what the next run's probe does first
     assert folder.stat().st_mode & 0o777 == 0o755
     assert str(folder.resolve()) not in json.loads((sandbox.state_dir() / "hidden.json").read_text())
 
@@ -424,3 +427,27 @@ def test_what_a_submission_creates_is_private_to_its_uid():
     )
     with jail(source) as box:
         assert box.meteor_score("", "") == 0o600
+
+
+def test_the_proc_scanner_sees_parents_uids_and_zombies_whatever_a_process_calls_itself():
+    import subprocess
+
+    from grader.sandbox import wire
+
+    # A process names itself with forged status lines (it can: prctl PR_SET_NAME), then ends unreaped.
+    rename = "import ctypes; ctypes.CDLL(None).prctl(15, b'\\nPPid:\\t1\\nUid:\\t7', 0, 0, 0); print(flush=True)"
+    liar = subprocess.Popen([sys.executable, "-c", rename + "; input()"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        liar.stdout.readline()
+        seen = {p.pid: p for p in wire.processes()}
+        assert (seen[liar.pid].ppid, seen[liar.pid].uid, seen[liar.pid].zombie) == (os.getpid(), os.getuid(), False)
+        assert liar.pid in wire.children_of(list(seen.values()))[os.getpid()]
+        liar.stdin.close()
+        deadline = time.monotonic() + 10
+        while not {p.pid: p for p in wire.processes()}[liar.pid].zombie:
+            assert time.monotonic() < deadline, "the ended process was never seen as a zombie"
+            time.sleep(0.01)
+        assert liar.pid not in processes_of(os.getuid())  # a zombie is not a live process
+    finally:
+        liar.kill()
+        liar.wait()

@@ -7,17 +7,23 @@ answers to calls it never made, and never wait on the submission past its time l
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
 import textwrap
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from conftest import KIT_ROOT
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from grader.core.submission import SubmissionError
+from grader.core.checks import Opaque
+from grader.core.submission import LoadError, SubmissionError
+from grader.sandbox import wire
 from grader.sandbox.host import SandboxedSubmission
 
 # The jail child's own variables, from any frame below its loop: the pipes and the request.
@@ -255,3 +261,88 @@ def test_a_grading_worker_stays_small_whatever_a_submission_writes_on_the_answer
     # 48 MiB in one line and 150 answers of 1 MiB reached the pipe; a few MB may be the memo's new paths.
     assert flooded - before < 30, peaks
     assert passed < again
+
+
+# ---------------------------------------------------------------- the module both sides import
+
+
+def imported_names(path: Path) -> set[str]:
+    import ast
+
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names |= {node.module} if node.module != "grader.sandbox" else {f"grader.sandbox.{a.name}" for a in node.names}
+    return names
+
+
+def test_the_child_imports_only_the_standard_library_and_the_wire_and_the_wire_only_the_standard_library():
+    sandbox = KIT_ROOT / "grader" / "sandbox"
+    stdlib = lambda name: name.split(".")[0] in sys.stdlib_module_names or name == "__future__"  # noqa: E731
+    # The child imports the wire as "wire" in the jail (bound beside it) and by its package outside.
+    assert {n for n in imported_names(sandbox / "child.py") if not stdlib(n)} == {"wire", "grader.sandbox.wire"}
+    assert {n for n in imported_names(sandbox / "wire.py") if not stdlib(n)} == set()
+
+
+def test_a_helper_module_named_wire_is_the_students_not_the_sandboxs():
+    source = "import wire\ndef meteor_score(r, c, **k):\n    return wire.ANSWER\n"
+    with SandboxedSubmission("student.py", source=source, modules={"wire": "ANSWER = 0.25\n"}) as box:
+        assert box.meteor_score("a", "b") == 0.25
+    with pytest.raises(LoadError, match="No module named 'wire'"):
+        SandboxedSubmission("student.py", source=source)
+
+
+INTS = st.integers(-(2**62), 2**62)  # past 2**63 an int crosses as a float, by design
+PLAIN = st.recursive(
+    st.none() | st.booleans() | INTS | st.floats(allow_nan=False) | st.text(max_size=50),
+    lambda inner: (
+        st.lists(inner, max_size=5) | st.tuples(inner, inner) | st.dictionaries(st.text(max_size=5) | INTS, inner, max_size=5)
+    ),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(PLAIN)
+def test_plain_data_crosses_the_wire_unchanged(value):
+    encoded = json.loads(json.dumps(wire.plain(value)))  # as it travels, in a "j:" answer
+    wire.check_value(encoded)
+    assert wire.decode(encoded, Opaque) == value
+
+
+@pytest.mark.parametrize(
+    "value, opaque",
+    ids=["too deep", "too many items", "too many bytes", "a subclass"],
+    argvalues=[
+        (functools.reduce(lambda v, _: [v], range(wire.PLAIN_DEPTH + 1), 0), "list"),
+        ([[0] * 1000, [0] * 1001], "list"),
+        (["x" * 900] * 100, "list"),  # past PLAIN_BYTES (the grader's line limit bounds a forged one)
+        (type("Mine", (list,), {})([1]), "test_wire.Mine"),
+    ],
+)
+def test_a_value_past_the_bounds_crosses_as_opaque(value, opaque):
+    assert wire.plain(value) == {"opaque": opaque}
+
+
+@pytest.mark.parametrize("bound", ["depth", "items"])
+def test_a_forged_value_past_the_bounds_is_malformed(bound):
+    at_bound = functools.reduce(lambda v, _: [v], range(wire.PLAIN_DEPTH), 0) if bound == "depth" else [0] * wire.PLAIN_ITEMS
+    wire.check_value(at_bound)
+    with pytest.raises(wire.ProtocolError, match="larger than any answer"):
+        wire.check_value([at_bound] if bound == "depth" else [*at_bound, 0])
+
+
+def test_answer_lines_must_answer_the_request_in_flight_and_stay_bounded():
+    lines = wire.AnswerLines()
+    lines.feed(wire.answer_line(7, {"ok": True, "value": {"float": "0.5"}}) + b"7 j:{")
+    assert lines.next(7) == b"f:0.5" and lines.next(7) is None and not lines.has_line()
+    lines.feed(b'"ok": true, "value": 1}\n8 f:0.5\n')
+    assert wire.check_answer(wire.json_payload(lines.next(7))) == {"ok": True, "value": 1, "output": ""}
+    with pytest.raises(wire.ProtocolError, match="never made"):
+        lines.next(7)
+    lines.clear()
+    lines.feed(b"7 " + b"x" * wire.LINE_LIMIT)
+    with pytest.raises(wire.ProtocolError, match="longer than"):
+        lines.next(7)

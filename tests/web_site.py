@@ -65,10 +65,9 @@ def shipped_sources() -> list[Path]:
 # runs in a fresh process with that turned off too, as under Pyodide.
 CPYTHON_DRIVER = """
 import json, sys
-from hypothesis.internal.conjecture import providers
-providers._get_local_constants = lambda: providers._local_constants
 from grader.core import exercise
 from grader.core import runner
+runner.no_local_constants()
 from grader.core.submission import LocalSubmission
 for path in sys.argv[1:]:
     code = open(path, encoding="utf-8").read()

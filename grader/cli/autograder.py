@@ -41,10 +41,11 @@ apt-get install -y -qq --no-install-recommends python3.11 python3.11-venv bubble
 /autograder/venv/bin/python -c "from grader.core import exercise; from grader.judging import diagnose, grade; exercise.load(); diagnose.browser_table()"
 # Submissions run as an unprivileged uid. The kit holds the reference and the private tests
 # (and the misconception models, which compute the score too): only root may read it, and what
-# was written in it above. That uid may only reach the jail's own script, whose path it must open.
+# was written in it above. That uid may only reach the jail's own script, whose path it must open,
+# and the one module the script imports.
 chmod -R go= /autograder/source
 chmod go=x /autograder/source /autograder/source/grader /autograder/source/grader/sandbox
-chmod go=r /autograder/source/grader/sandbox/child.py
+chmod go=r /autograder/source/grader/sandbox/child.py /autograder/source/grader/sandbox/wire.py
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash

@@ -6,8 +6,10 @@ import argparse
 import importlib
 import json
 import os
+import signal
 import stat
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -156,7 +158,23 @@ def choose_exercise(argv: list[str] | None) -> None:
 def main(argv: list[str] | None = None) -> int:
     choose_exercise(argv)
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    if (
+        signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+        and threading.current_thread() is threading.main_thread()
+    ):
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # the command handles Ctrl+C from here (grade saves its work)
+    try:
+        code = args.func(args)
+        sys.stdout.flush()
+    except KeyboardInterrupt:
+        print("meteor-kit: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader went away (`meteor-kit check --json | head`): what it wanted it has. Python
+        # would flush stdout again at exit and print a traceback, so point stdout at nothing first.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # as a shell reports a command ended by SIGPIPE
+    return code
 
 
 if __name__ == "__main__":

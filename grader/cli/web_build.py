@@ -21,7 +21,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from grader.core import exercise
+from grader.core import exercise, replay, runner
 
 ROOT = exercise.ENGINE_ROOT  # the engine: grader/, web/
 EXERCISE = exercise.load()  # the exercise: problem/, solutions/, hidden_tests/ (--exercise's, else the kit's own)
@@ -51,6 +51,7 @@ KIT_FILES = (
 # it), or the engine's plain one.
 WIDGET = EXERCISE.path("widget") or WEB / "src" / "try_plain.js"
 PAGE_SESSION = WEB / "py" / "page_session.py"
+REPLAY_FILE = "replay.json"  # beside page_session.py in the page (grader/core/replay.py)
 # The diagnosis's probes and the reference's and models' answers to them, computed here: the page
 # runs grader/core/diagnosis.py on it, never the reference or the models themselves.
 DIAGNOSIS_TABLE = "py/diagnosis-table.json"
@@ -206,6 +207,10 @@ def kit_zip(dest: Path) -> None:
         for name in KIT_FILES:
             z.write(source(name), name)
         z.write(PAGE_SESSION, PAGE_SESSION.name)
+        # The property tests' examples recorded against the reference: the page replays them as the CLI does.
+        recording = replay.ensure(runner.run)
+        if recording is not None:
+            z.writestr(REPLAY_FILE, json.dumps(recording.as_json(), ensure_ascii=True))
 
 
 def diagnosis_table(dest: Path) -> None:

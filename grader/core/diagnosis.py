@@ -19,6 +19,7 @@ is {"type": name}.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -77,19 +78,58 @@ def shown(value: Any) -> str:
     return repr(value)
 
 
-def run_probes(submission: Any, table: dict, normalizer: Callable[[Any], Any] | None = None) -> list:
+NOT_RUN = {"error": "not_run"}
+
+
+class ProbeGuard:
+    """The one rule for probing a submission that misbehaves: when it stops, and what its failed calls count as.
+
+    A call that raised or timed out is its error marker. Past `timeouts_allowed` timeouts, past
+    `seconds`, or once the submission's own budget is spent (a "not_run" answer), the probes
+    left are not run: a submission that hangs would spend minutes on probes that teach nothing.
+    The CLI (one call at a time or in batches) and the page use it alike.
+    """
+
+    def __init__(self, timeouts_allowed: int, seconds: float | None = None, clock: Callable[[], float] = time.monotonic):
+        self.timeouts_allowed = timeouts_allowed
+        self.clock = clock
+        self.deadline = None if seconds is None else clock() + seconds
+        self.timeouts = 0
+        self.spent = False
+
+    def out_of_time(self) -> bool:
+        return self.deadline is not None and self.clock() > self.deadline
+
+    def stopped(self) -> bool:
+        return self.spent or self.timeouts > self.timeouts_allowed or self.out_of_time()
+
+    def failed(self, kind: str) -> dict:
+        """The marker of a call that did not return, counted."""
+        self.timeouts += kind == "timeout"
+        self.spent = self.spent or kind == "not_run"
+        return {"error": kind}
+
+
+def run_probes(
+    submission: Any, table: dict, normalizer: Callable[[Any], Any] | None = None, guard: ProbeGuard | None = None
+) -> list:
     """Call the table's function of `submission` on every probe; an exception becomes an error marker.
 
     `normalizer`: the exercise's value rule's `normalize`, when it has one (else plain data).
+    `guard`: when to stop probing a submission that misbehaves (never, without one).
     """
     function = getattr(submission, table["function"])
     as_data = normalizer or normalize
+    guard = guard or ProbeGuard(len(table["probes"]))
     outputs = []
     for probe in table["probes"]:
+        if guard.stopped():
+            outputs.append(dict(NOT_RUN))
+            continue
         try:
             value = function(*probe["args"], **probe["kwargs"])
         except Exception as exc:
-            outputs.append(error_marker(exc))
+            outputs.append(guard.failed(error_marker(exc)["error"]))
         else:
             outputs.append(as_data(value))
     return outputs

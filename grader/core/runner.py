@@ -14,11 +14,31 @@ from typing import Any
 import hypothesis
 import pytest
 
-from grader.core import exercise, scoring
+from grader.core import exercise, replay, scoring
 from grader.core.checks import WrongAnswer
 from grader.core.submission import LoadError, Submission, SubmissionError
 
 OUTPUT_LIMIT = 500
+
+
+def no_local_constants() -> None:
+    """Hypothesis draws no constants from the modules this process has imported: the same inputs in every process.
+
+    It mixes the literal constants of "local" modules in sys.modules into what it generates,
+    except under Pyodide, where it turns that off. Turned off here too (the one patch of it:
+    the tests' plugin and class grading call this), the browser, `meteor-kit check`, `pytest
+    hidden_tests` and `meteor-kit grade` draw the same inputs whatever else they imported, so
+    a submission gets the same verdicts everywhere, and the memo's verdicts by answers hold.
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # a future hypothesis without this module: nothing to turn off
+        return
+    if not hasattr(providers, "_get_local_constants"):
+        return
+    none = providers.Constants()
+    providers._get_local_constants = lambda: none
+    providers.CONSTANTS_CACHE.cache.clear()  # values drawn from constants seen before this call
 
 
 def hidden_tests_dir() -> Path:
@@ -69,6 +89,25 @@ class Report:
         data = {**vars(self), "tests": [dict(vars(t)) for t in self.tests]}
         data.update(score=self.score, max_score=self.max_score, passed=self.passed)
         return data
+
+    @classmethod
+    def not_run(cls, submission: str, status: str, message: str, template: list[dict]) -> Report:
+        """A report whose tests never ran (the grader failed, the run was cut short): each test says why."""
+        return cls(submission, status, message, [not_run(t, message) for t in template])
+
+    @classmethod
+    def could_not_load(cls, submission: str, error: str, template: list[dict]) -> Report:
+        """The report of a submission that did not load: every test an error with the reason, as a real run gives."""
+        message = f"{LOAD_PREFIX}{error}"
+        return cls(submission, "error", message, [not_run(t, message, status="error") for t in template])
+
+
+LOAD_PREFIX = "could not load the submission: "
+
+
+def not_run(test: dict, message: str, status: str = "not_run") -> TestResult:
+    """One test of a template (name, tier, max_score) that earned nothing, and why."""
+    return TestResult(test["name"], test["tier"], status, message, "", 0.0, test["max_score"])
 
 
 def truncate(text: str, limit: int = OUTPUT_LIMIT) -> str:
@@ -141,16 +180,36 @@ def classify(excinfo: pytest.ExceptionInfo | None, tier: str) -> tuple[str, str]
     exc = excinfo.value
     notes = hypothesis_notes(exc) if tier == "properties" else ""
     if isinstance(exc, LoadError):
-        return "error", f"could not load the submission: {exc}"
+        return "error", f"{LOAD_PREFIX}{exc}"
     if isinstance(exc, SubmissionError):
         detail = f"\n{exc.traceback}" if exc.traceback else ""
         return exc.status, _join(exc.message + detail, notes)
     if isinstance(exc, WrongAnswer):
         return "fail", _join(str(exc), notes)
+    if _is_flaky(exc):
+        return "fail", _join(_flaky_message(exc), notes.split(_NOT_REPRODUCED)[0].rstrip())
     if isinstance(exc, AssertionError):
         text = str(exc).split("\nassert ")[0]
         return "fail", _join(text, notes)
     return "error", _join(f"{type(exc).__name__}: {exc}", notes)
+
+
+# Hypothesis's own account of a flaky test goes on with the traceback it expected, which names
+# the kit's files: the student is told what happened in their terms instead.
+_NOT_REPRODUCED = "Failed to reproduce exception."
+
+
+def _is_flaky(exc: BaseException) -> bool:
+    return any(c.__name__ == "Flaky" and c.__module__ == "hypothesis.errors" for c in type(exc).__mro__)
+
+
+def _flaky_message(exc: BaseException) -> str:
+    first = next(iter(getattr(exc, "exceptions", ())), None)
+    seen = f" The first time: {str(first).splitlines()[0]}" if first is not None and str(first) else ""
+    return (
+        "the same input gave a different answer when it was tried again, so the result cannot be "
+        "trusted: does your function use randomness, the clock, or remember earlier calls?" + seen
+    )
 
 
 def _join(message: str, notes: str) -> str:
@@ -176,6 +235,7 @@ def run(
     `plugins` are extra pytest plugins, e.g. the page's, which reports each test as it starts.
     """
     ex = exercise.load()
+    replay.ensure(run)  # the property tests' recorded examples, made once per kit version where the reference is
     tiers = tiers or tuple(ex.tiers)
     collector = Collector({t: ex.tiers[t].points for t in ex.tiers})
     provider = SubmissionProvider(factory)

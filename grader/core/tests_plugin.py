@@ -5,13 +5,20 @@ Each exercise's hidden_tests/conftest.py takes it whole: `from grader.core.tests
 
 from __future__ import annotations
 
-__all__ = ["pytest_addoption", "pytest_configure", "pytest_collection_modifyitems", "submission", "pytest_runtest_makereport"]
+__all__ = [
+    "pytest_addoption",
+    "pytest_configure",
+    "pytest_collection_modifyitems",
+    "submission",
+    "pytest_runtest_makereport",
+    "pytest_pyfunc_call",
+]
 
 
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 
-from grader.core import exercise
+from grader.core import exercise, replay, runner
 from grader.core.runner import PROVIDER_KEY
 from grader.core.submission import SubmissionError
 
@@ -35,23 +42,7 @@ settings.register_profile(
 settings.load_profile("kit")
 
 
-def _no_local_constants() -> None:
-    """Generate the same inputs whatever else the judging process has imported.
-
-    Hypothesis mixes literal constants of "local" modules in sys.modules into what it
-    generates, except under Pyodide, where it turns that off. Turning it off here too makes
-    the browser, `meteor-kit check`, `pytest hidden_tests` and `meteor-kit grade` draw the
-    same inputs, so the same submission gets the same verdicts everywhere.
-    """
-    try:
-        from hypothesis.internal.conjecture import providers
-    except ImportError:  # a future hypothesis without this module: nothing to turn off
-        return
-    if hasattr(providers, "_get_local_constants"):
-        providers._get_local_constants = lambda: providers._local_constants
-
-
-_no_local_constants()
+runner.no_local_constants()  # the same inputs whatever else the judging process has imported
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -82,6 +73,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # Each session, not only on import: a process may have imported this module, then changed profile.
+    settings.load_profile("kit")
     config.addinivalue_line("markers", "tier(name): the exercise tier a test belongs to")
     unknown = set(_tiers(config)) - set(EXERCISE.tiers)
     if unknown:
@@ -128,3 +121,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         return
     if excinfo is not None and isinstance(excinfo.value, SubmissionError) and excinfo.value.kind == "not_run":
         outcome.get_result().longrepr = excinfo.value.message
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    """A @given test runs on the examples recorded against the reference, and goes to hypothesis only if one differs."""
+    return replay.run_item(pyfuncitem)

@@ -11,14 +11,12 @@ import hashlib
 import importlib.util
 import io
 import json
-import time
 from dataclasses import asdict, dataclass
 from functools import cache
 from typing import Any
 
 from grader.core import diagnosis as diagnosis_core
 from grader.core import exercise
-from grader.core.submission import CallsByName, SubmissionError
 
 TABLE_VERSION = 2  # 2: probes are {"args", "kwargs", "origin"}, and the table names the function
 MAX_TIMEOUTS = 2  # past this, a submission that hangs would spend minutes on probes that teach nothing
@@ -170,25 +168,6 @@ class Diagnosis:
         return f"\n{label} {self.text}"
 
 
-class _Budget(CallsByName):
-    """Stops probing a submission that keeps timing out: the remaining answers count as errors."""
-
-    def __init__(self, submission: Any, seconds: float):
-        self.submission = submission
-        self.function = getattr(submission, "function", None) or exercise.load().function
-        self.deadline = time.monotonic() + seconds
-        self.timeouts = 0
-
-    def call(self, *args: Any, **kwargs: Any) -> Any:
-        if self.timeouts > MAX_TIMEOUTS or time.monotonic() > self.deadline:
-            raise SubmissionError("not_run", "the diagnosis ran out of time")
-        try:
-            return getattr(self.submission, self.function)(*args, **kwargs)
-        except SubmissionError as exc:
-            self.timeouts += exc.kind == "timeout"
-            raise
-
-
 def diagnose_submission(submission: Any, tests: list[dict] | None = None, budget: float = 30.0) -> Diagnosis | None:
     """Run the probes through the submission's function and name its mistake; None if it agrees with the reference.
 
@@ -201,7 +180,8 @@ def diagnose_submission(submission: Any, tests: list[dict] | None = None, budget
         if hasattr(submission, "evaluate"):
             outputs = _probe_in_batches(submission, table, budget)
         else:
-            outputs = diagnosis_core.run_probes(_Budget(submission, budget), table, value_normalize())
+            guard = diagnosis_core.ProbeGuard(MAX_TIMEOUTS, budget)
+            outputs = diagnosis_core.run_probes(submission, table, value_normalize(), guard)
     cut_short = any(out == {"error": "not_run"} for out in outputs)
     if cut_short and not all(isinstance(out, dict) and "error" in out for out in outputs):
         return None  # some probes never ran: the answers we have could point at the wrong mistake
@@ -223,32 +203,24 @@ def diagnose_submission(submission: Any, tests: list[dict] | None = None, budget
 def _probe_in_batches(sandbox: Any, table: dict, budget: float) -> list:
     """The probes' answers from a sandbox, all calls in one round trip (more only after a failure).
 
-    The same answers as run_probes through _Budget: a call that raised or timed out is an
-    error marker, and past MAX_TIMEOUTS timeouts or the time budget the rest are not run.
+    The same answers as run_probes, under the same guard.
     """
     from grader.sandbox.host import decode
 
     calls = [[list(p["args"]), p["kwargs"]] for p in table["probes"]]
     normalize = value_normalize()
+    guard = diagnosis_core.ProbeGuard(MAX_TIMEOUTS, budget)
     outputs: list = []
-    deadline = time.monotonic() + budget
-    timeouts = 0
     while len(outputs) < len(calls):
-        if timeouts > MAX_TIMEOUTS or time.monotonic() > deadline:
-            outputs += [{"error": "not_run"}] * (len(calls) - len(outputs))
+        if guard.stopped():
+            outputs += [dict(diagnosis_core.NOT_RUN) for _ in range(len(calls) - len(outputs))]
             break
         answers = sandbox.evaluate(calls[len(outputs) :])
         for answer in answers:
-            if time.monotonic() > deadline:
+            if guard.out_of_time():
                 answers.close()  # the sandbox is closed after the diagnosis: its child goes with it
                 break
-            if answer.ok:
-                outputs.append(normalize(decode(answer.value)))
-            else:
-                outputs.append({"error": answer.kind})
-                timeouts += answer.kind == "timeout"
-                if answer.kind == "not_run":  # the submission's budget is spent: so it stays
-                    outputs += [{"error": "not_run"}] * (len(calls) - len(outputs))
+            outputs.append(normalize(decode(answer.value)) if answer.ok else guard.failed(answer.kind))
     return outputs
 
 

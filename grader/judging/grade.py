@@ -8,6 +8,8 @@ parent gathers the reports and writes results.json, grades.csv and Gradescope fi
 from __future__ import annotations
 
 import argparse
+import ast
+import hashlib
 import itertools
 import multiprocessing
 import os
@@ -27,7 +29,7 @@ from grader.judging.archive import ArchiveError, is_zip, unpacked
 from grader.judging.discovery import SOURCE_LIMIT, Prepared, Spec, UsageError, discover, prepare  # noqa: F401 - discover: cli/autograder.py
 from grader.judging.intake import discover_all
 from grader.judging.lms import LAYOUTS
-from grader.judging.memo import Memo, Profile, Recorder, Trace, confirm, full_run
+from grader.judging.memo import Memo, Profile, Recorder, Trace, Walk, confirm, full_run
 from grader.judging.partial_run import Catalogue, catalogue, freeze_hypothesis_constants, run_tests
 from grader.judging.shard import in_shard, parse_shard
 from grader.reports.files import write_outputs
@@ -38,6 +40,10 @@ from grader.sandbox.host import ISOLATION_NOTES, Jail, SandboxedSubmission, ente
 GRACE = 60.0
 # Workers beyond --jobs, for submissions that are only waiting on a hanging call.
 EXTRA_WORKERS = 4
+
+
+class Deferred(Exception):
+    """Another worker is exploring the same new behaviour: grade this submission once it has (from the memo)."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +66,10 @@ class Grader:
         self.ex = exercise.load()
         self.jail: Jail | None = None  # one jail for all this grader's submissions, one at a time
         self.on_slow: Callable[[], None] | None = None
+        # Asked with a new behaviour's key before it is run for real: False means another worker
+        # is running the same one now, and this submission waits for what it learns (Deferred).
+        self.on_explore: Callable[[str], bool] | None = None
+        self._source = ""
 
     def close(self) -> None:
         if self.jail is not None:
@@ -68,6 +78,7 @@ class Grader:
 
     def grade(self, spec: Spec) -> tuple[dict, list[Trace | Profile]]:
         prepared = prepare(spec)
+        self._source = prepared.source or ""
         result, traces = self._grade(spec, prepared)
         # The code as graded, for the class report's side-by-side view (a notebook's code cells).
         result["source"] = prepared.source[:SOURCE_LIMIT] if prepared.source else None
@@ -115,15 +126,17 @@ class Grader:
         names = self.tests.names
         known: dict[str, runner.TestResult] = {}
         missing = names
-        profile = None
+        profile, walk = None, None
         if self.settings.memo:
-            known, missing, profile = self.memo.replay(sandbox, names)
+            walk = self.memo.walk(sandbox, names)
+            known, missing, profile = walk.known, walk.missing, walk.profile
         remembered = len(known)
         status, message, recorder, ran = "graded", "", None, []
+        if walk is not None and missing and self.on_explore is not None and not self.on_explore(self._behaviour(walk)):
+            raise Deferred(name)
         if missing:
-            prefixes = self.memo.prefixes if self.settings.memo else None
-            status, message, recorder, ran = self._run_for_real(sandbox, missing, known, prefixes)
-        if self.settings.memo and status == "graded" and not self._as_a_full_run(sandbox, recorder, missing):
+            status, message, recorder, ran = self._run_for_real(sandbox, missing, known, walk.prefixes if walk else None)
+        if walk is not None and status == "graded" and not self._as_a_full_run(sandbox, recorder, walk):
             # Its answers depend on the calls it had before (a counter, a cache...): verdicts pieced
             # together from remembered runs are not those of a full run. It gets a full run.
             known, remembered, profile = {}, 0, None
@@ -133,7 +146,7 @@ class Grader:
             learned = recorder.traces(ran)
             for trace in learned:
                 self.memo.add(trace)
-        if profile is not None and status == "graded" and (missing or self.memo.surprised):
+        if profile is not None and walk is not None and status == "graded" and (missing or walk.surprised):
             # A new kind of behaviour (or a new mix of known ones): later ones like it replay in few batches.
             profile.paths.update({t.test: [c.answer for c in t.calls] for t in learned if isinstance(t, Trace)})
             self.memo.add_profile(profile)
@@ -141,6 +154,21 @@ class Grader:
                 learned.append(profile)
         ordered = [known.pop(n) for n in names if n in known] + list(known.values())
         return runner.Report(name, status, message, ordered), learned, remembered
+
+    def _behaviour(self, walk: Walk) -> str:
+        """A key for the new behaviour the replay just met: equal for submissions that answered every call alike.
+
+        Before the memo made any call, the code itself: copies that differ only in comments and layout.
+        """
+        if not walk.paths and not walk.prefixes:
+            try:
+                what = ast.dump(ast.parse(self._source))
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                what = self._source
+        else:
+            prefixes = {t: [(c, a.key()) for c, a in calls] for t, calls in walk.prefixes.items()}
+            what = repr((sorted(walk.paths.items()), sorted(prefixes.items()), walk.missing))
+        return hashlib.sha256(what.encode("utf-8", "surrogatepass")).hexdigest()
 
     def _run_for_real(
         self, sandbox: SandboxedSubmission, missing: list[str], known: dict[str, runner.TestResult], prefixes: dict | None
@@ -162,21 +190,20 @@ class Grader:
                     )
         return outcome.status, outcome.message, recorder, outcome.tests
 
-    def _as_a_full_run(self, sandbox: SandboxedSubmission, recorder: Recorder | None, missing: list[str]) -> bool:
+    def _as_a_full_run(self, sandbox: SandboxedSubmission, recorder: Recorder | None, walk: Walk) -> bool:
         """Whether the memo's verdicts are those a full run gives (see memo.confirm)."""
-        if self.memo.deviation is None:
+        if walk.deviation is None:
             return True  # every call reached one child in a full run's order
-        if missing == self.tests.names and not self.memo.prefixes:
+        if walk.missing == self.tests.names and not walk.prefixes:
             return True  # every test ran for real, from a fresh child: that was a full run
-        paths = {**(recorder.answers if recorder is not None else {}), **self.memo.walked}
-        steps, deviation = full_run(self.tests.names, paths, self.memo.deviation)
+        paths = {**(recorder.answers if recorder is not None else {}), **walk.walked}
+        steps, deviation = full_run(self.tests.names, paths, walk.deviation)
         # Asking again costs about what asking did the first time: more than twice that, and it is not trusted.
         return confirm(sandbox, steps, deviation, 2 * sandbox.used() + 1.0)
 
     def _unloadable(self, name: str, reason: str, started: float) -> dict:
-        message = f"could not load the submission: {reason}"
-        tests = [runner.TestResult(**{**t, "message": message}) for t in self.tests.template]
-        report = runner.Report(name, "error", message, tests, round(time.monotonic() - started, 3))
+        report = runner.Report.could_not_load(name, reason, self.tests.template)
+        report.duration = round(time.monotonic() - started, 3)
         result = report.as_json()
         result["from_memo"] = 0
         result["diagnosis"] = None
@@ -230,6 +257,14 @@ def _worker(conn: Connection, settings: Settings, tests: Catalogue, core: int | 
         os._exit(0)
 
     signal.signal(signal.SIGTERM, stop)
+
+    def explore(index: int) -> Callable[[str], bool]:
+        def ask(key: str) -> bool:
+            conn.send(("exploring", index, key))
+            return conn.recv()
+
+        return ask
+
     try:
         while True:
             try:
@@ -240,10 +275,14 @@ def _worker(conn: Connection, settings: Settings, tests: Catalogue, core: int | 
                 return
             index, spec, traces = task
             grader.on_slow = lambda: conn.send(("slow", index))
+            grader.on_explore = explore(index)
             for item in traces:
                 grader.memo.learn(item)
             try:
                 result, new = grader.grade(spec)
+            except Deferred:
+                conn.send(("deferred", index))
+                continue
             except Exception as exc:
                 result, new = _grader_failed(spec.name, tests.template, f"{type(exc).__name__}: {exc}"), []
             conn.send((index, result, new))
@@ -253,20 +292,12 @@ def _worker(conn: Connection, settings: Settings, tests: Catalogue, core: int | 
 
 def _grader_failed(name: str, template: list[dict], why: str) -> dict:
     message = f"the grader failed on this submission ({why}); grade it again or alone with meteor-kit check"
-    tests = [{**t, "status": "not_run", "message": message, "output": "", "score": 0.0} for t in template]
-    return {
-        "submission": name,
-        "status": "error",
-        "message": message,
-        "tests": tests,
-        "duration": 0.0,
-        "score": 0.0,
-        "max_score": sum(t["max_score"] for t in tests),
-        "passed": 0,
-        "from_memo": 0,
-        "diagnosis": None,
-        "source": None,
-    }
+    return _unscored(runner.Report.not_run(name, "error", message, template))
+
+
+def _unscored(report: runner.Report) -> dict:
+    """A result without a run: no memo, no diagnosis, no source."""
+    return {**report.as_json(), "duration": 0.0, "from_memo": 0, "diagnosis": None, "source": None}
 
 
 def _recorded(result: dict, spec: Spec) -> dict:
@@ -311,20 +342,7 @@ NOT_GRADED = "not graded: the run was interrupted before this submission was gra
 
 def not_graded(name: str, template: list[dict]) -> dict:
     """The result of a submission the run never reached: no score, and a reason."""
-    tests = [{**t, "status": "not_run", "message": NOT_GRADED, "output": "", "score": 0.0} for t in template]
-    return {
-        "submission": name,
-        "status": "not_graded",
-        "message": NOT_GRADED,
-        "tests": tests,
-        "duration": 0.0,
-        "score": 0.0,
-        "max_score": sum(t["max_score"] for t in tests),
-        "passed": 0,
-        "from_memo": 0,
-        "diagnosis": None,
-        "source": None,
-    }
+    return _unscored(runner.Report.not_run(name, "not_graded", NOT_GRADED, template))
 
 
 class Interrupted(Exception):
@@ -346,6 +364,38 @@ class _Slot:
     stalled: bool = False  # waiting on a call that seems to hang: it does not count as busy
 
 
+class _Explorers:
+    """Which worker is running which new behaviour for real, and the submissions waiting for it.
+
+    Two copies of a new behaviour graded at the same moment would both pay a full run. The
+    second is put back instead, to be graded once the first is done, from the memo it filled.
+    """
+
+    def __init__(self) -> None:
+        self.owner: dict[str, tuple[int, int]] = {}  # behaviour key -> (worker id, submission index)
+        self.waiting: dict[str, list[int]] = {}
+        self.deferred: set[int] = set()
+
+    def claim(self, key: str, worker: int, index: int) -> bool:
+        """Whether this worker runs the behaviour now (False: the submission waits for its owner)."""
+        owner = self.owner.get(key)
+        # Once is enough: if the owner learned nothing the memo can use, waiting again gains nothing.
+        if owner is None or owner == (worker, index) or index in self.deferred:
+            self.owner.setdefault(key, (worker, index))
+            return True
+        self.deferred.add(index)
+        self.waiting.setdefault(key, []).append(index)
+        return False
+
+    def release(self, worker: int, index: int) -> list[int]:
+        """That submission is done: the ones waiting on what it explored, to grade next (pending pops from the end)."""
+        freed: list[int] = []
+        for key in [k for k, o in self.owner.items() if o == (worker, index)]:
+            del self.owner[key]
+            freed += self.waiting.pop(key, [])
+        return freed[::-1]
+
+
 def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progress | None = None) -> list[dict]:
     freeze_hypothesis_constants()
     tests = catalogue()
@@ -355,6 +405,7 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
     results: list[dict | None] = [None] * len(specs)
     pending = list(range(len(specs)))[::-1]
     slots: list[_Slot] = []
+    explorers = _Explorers()
     ids = itertools.count()
     pins = itertools.count()  # workers go round the cores this process may use
     cores = sorted(os.sched_getaffinity(0))
@@ -400,11 +451,21 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
                     if message[0] == "slow":
                         slot.stalled = True
                         continue
+                    if message[0] == "exploring":
+                        try:
+                            slot.conn.send(explorers.claim(message[2], slot.id, index))
+                        except OSError:
+                            pass  # it died: the next round's recv says so
+                        continue
+                    if message[0] == "deferred":
+                        slot.task, slot.stalled = None, False
+                        continue
                     _, result, new = message
                     if result is not None:
                         results[index] = result = _recorded(result, specs[index])
                         traces += [(slot.id, t) for t in new]
                         slot.task, slot.stalled = None, False
+                        pending += explorers.release(slot.id, index)
                         if progress:
                             progress.update(result)
                         continue
@@ -413,6 +474,7 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
                 # The worker died or hung: that submission is reported, a new worker takes over.
                 why = "it ran past its budget" if overdue else "the grading process ended"
                 results[index] = _recorded(_grader_failed(specs[index].name, template, why), specs[index])
+                pending += explorers.release(slot.id, index)
                 if progress:
                     progress.update(results[index])
                 slot.process.kill()

@@ -145,28 +145,50 @@ class Memo:
             for step in (*path, node):
                 step.profiles.add(number)
 
-    # ------------------------------------------------------------ replay
+    def walk(self, sandbox: SandboxedSubmission, tests: list[str]) -> Walk:
+        """Replay the `tests` against this submission: the verdicts it answers like a remembered run, and the rest."""
+        walk = Walk(self, sandbox, tests)
+        walk.run()
+        return walk
 
-    def replay(self, sandbox: SandboxedSubmission, tests: list[str]) -> tuple[dict[str, TestResult], list[str], Profile]:
-        """Verdicts of the `tests` this submission answers like a remembered run; the others, to run.
 
-        Also returns the answer keys along the remembered tests' paths: that part of its profile.
-        """
+class Walk:
+    """One submission's replay: its state lives here, not on the long-lived Memo, and the grader reads it after.
+
+    `known`: verdicts settled from the memo; `missing`: tests to run for real, with `prefixes`,
+    the calls and answers each had so far; `walked`: the settled tests' calls and answers;
+    `paths`: their answer keys (this submission's profile so far); `surprised`: a batch bet
+    wrong or a test was new, so this kind is worth remembering; `deviation`: where the child's
+    calls first left a full run's order, as (test index, calls of it made in order).
+    """
+
+    def __init__(self, memo: Memo, sandbox: SandboxedSubmission, tests: list[str]):
+        self.memo = memo
+        self.roots = memo.roots
         self.known: dict[str, TestResult] = {}
         self.missing: list[str] = []
         self.paths: dict[str, list[str]] = {}
-        self.surprised = False  # a batch bet wrong, or a test was new: this kind is worth remembering
-        self.prefixes: dict[str, list[tuple[list, Answer]]] = {}  # a test to run for real: the calls and answers so far
-        self.walked: dict[str, list[tuple[list, Answer]]] = {}  # a test settled here: its calls and answers
-        # Where the child's calls first left a full run's order: (test index, calls of it made in order).
+        self.surprised = False
+        self.prefixes: dict[str, list[tuple[list, Answer]]] = {}
+        self.walked: dict[str, list[tuple[list, Answer]]] = {}
         self.deviation: tuple[int, int] | None = None
         self._tests, self._sandbox = tests, sandbox
-        self._index, self._node = 0, None
+        self._index: int = 0
+        self._node: Node | None = None
         self._start_test()
+
+    @property
+    def profile(self) -> Profile:
+        """The answer keys along the settled tests' paths: that part of this submission's profile."""
+        return Profile(self.paths)
+
+    def run(self) -> None:
+        """Walk the trees, a batch of calls at a time, until every test is settled or left to run."""
+        tests, sandbox = self._tests, self._sandbox
         fits: set[int] | None = None  # the profiles the answers so far fit (None: no hint)
         while self._next_node():
             plan = self._plan(fits)
-            self.round_trips += 1
+            self.memo.round_trips += 1
             answers = sandbox.evaluate([step.node.call for step in plan])
             for done, step in enumerate(plan, 1):
                 answer = next(answers, None)
@@ -188,7 +210,7 @@ class Memo:
                         # It hung or crashed where no remembered run did: such a submission will
                         # likely do it again, and each try costs a time limit. The real run decides.
                         self.missing += tests[step.test + 1 :]
-                        return self.known, self.missing, Profile(self.paths)
+                        return
                     if done < len(plan):
                         answers.close()
                         sandbox.restart()  # the child is busy with calls the tests would not make
@@ -211,7 +233,6 @@ class Memo:
                         self.surprised = True
                         self._deviate(*made)  # the child saw calls a full run does not make
                     break
-        return self.known, self.missing, Profile(self.paths)
 
     def _next_node(self) -> bool:
         """Move to the next test that makes a call, settling the others; False at the end."""

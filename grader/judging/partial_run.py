@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from grader.core import exercise, runner
+from grader.core import exercise, replay, runner
 from grader.core.submission import LoadError, Submission
 
 # Verdicts come from the exceptions themselves, never from pytest's report text: a native
@@ -91,6 +91,7 @@ def run_tests(
     not run are left out of the outcome (the caller reports them as not run, with the reason).
     """
     ex = exercise.load()
+    replay.ensure(runner.run)
     collector = runner.Collector({t: ex.tiers[t].points for t in ex.tiers})
     provider = runner.SubmissionProvider(factory)
     ids = _NodeIds()
@@ -139,15 +140,9 @@ def freeze_hypothesis_constants() -> None:
 
     Hypothesis mixes into its inputs the literal constants of every "local" module loaded so
     far, so a module imported between two runs (the diagnosis, say) changes what a later run
-    generates. Class grading remembers verdicts by answers, so it snapshots the constants
-    once, after importing all it needs, and keeps them for every run.
+    generates. Class grading remembers verdicts by answers, so it turns them off, as the
+    tests' plugin and the page do (runner.no_local_constants), after importing all it needs.
     """
-    try:
-        from hypothesis.internal.conjecture import providers
-    except ImportError:
-        return
-    if not hasattr(providers, "_get_local_constants"):
-        return  # another hypothesis: the memo's consistency check still refuses contradictions
     for module in ("grader.judging.diagnose", "grader.reports.class_report", "grader.judging.memo", "grader.reports.gradescope"):
         try:
             __import__(module)
@@ -159,5 +154,5 @@ def freeze_hypothesis_constants() -> None:
         diagnose._table()  # built once here, before workers fork, not once per worker
     except (ImportError, AttributeError):
         pass
-    frozen = providers._get_local_constants()
-    providers._get_local_constants = lambda: frozen
+    runner.no_local_constants()
+    replay.ensure(runner.run)  # likewise the property tests' recorded examples

@@ -1,7 +1,10 @@
 """`pytest hidden_tests --submission F`: F runs in the sandbox. The trusted side's part of grader.core.tests_plugin.
 
-The page brings its own provider and never imports this (it has no sandbox); `meteor-kit check`
-and `grade` bring theirs too.
+A pytest plugin the installed kit registers (the `pytest11` entry point in pyproject.toml), so
+an exercise's conftest imports the core alone. It acts only in a session where an exercise's
+plugin is active and nothing else brought a submission: the page has no sandbox and no entry
+points, and `meteor-kit check` and `grade` bring their own provider. In any other pytest
+session (the kit's own tests) it does nothing, and imports nothing until it must.
 """
 
 from __future__ import annotations
@@ -10,14 +13,16 @@ import sys
 
 import pytest
 
-from grader.core import tests_plugin
-from grader.core.runner import PROVIDER_KEY, SubmissionProvider
-from grader.judging.discovery import read_source
-from grader.sandbox.host import ISOLATION_NOTES, SandboxedSubmission, isolation, refusal
 
-
+@pytest.hookimpl(trylast=True)  # after the exercise's own pytest_configure, and any provider's
 def pytest_configure(config: pytest.Config) -> None:
-    tests_plugin.pytest_configure(config)
+    tests_plugin = sys.modules.get("grader.core.tests_plugin")
+    if tests_plugin is None or not any(
+        getattr(p, "submission", None) is tests_plugin.submission for p in config.pluginmanager.get_plugins()
+    ):
+        return  # not an exercise's hidden tests
+    from grader.core.runner import PROVIDER_KEY, SubmissionProvider
+
     if PROVIDER_KEY not in config.stash:
         config.stash[PROVIDER_KEY] = SubmissionProvider(lambda: _sandboxed(config))
         config.stash[tests_plugin.SANDBOXED_KEY] = True
@@ -25,6 +30,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _require_isolation(config: pytest.Config) -> None:
     """Refuse (exit 2) where submissions could not be isolated, as `meteor-kit check` does."""
+    from grader.sandbox.host import ISOLATION_NOTES, isolation, refusal
+
     mode = isolation()
     if mode == "none" and not config.getoption("--no-sandbox"):
         pytest.exit(refusal("pytest hidden_tests"), returncode=2)
@@ -33,6 +40,10 @@ def _require_isolation(config: pytest.Config) -> None:
 
 
 def _sandboxed(config: pytest.Config):
+    from grader.core import tests_plugin
+    from grader.judging.discovery import read_source
+    from grader.sandbox.host import SandboxedSubmission
+
     _require_isolation(config)
     ex = tests_plugin.EXERCISE
     path = config.getoption("--submission") or tests_plugin.DEFAULT_SUBMISSION

@@ -1,14 +1,15 @@
 """The untrusted side: a fork server that loads one submission in a child and answers calls.
 
-Runs inside the sandbox only, standalone on purpose (stdlib only, no imports from the grader):
-the sandbox sees this file and the submission's text, nothing else. Its configuration (the
-descriptors of its pipes, the limits) arrives on standard input.
+Runs inside the sandbox only, standalone on purpose (the standard library and the protocol,
+wire.py, nothing else from the grader): the sandbox sees these two files and the submission's
+text, nothing else. Its configuration (the descriptors of its pipes, the limits) arrives on
+standard input.
 
 Two processes live here. The server starts first (as root under bubblewrap), sets the rlimits,
 drops to an unprivileged uid, and then only forks: one child per load of the submission. A
 restart after a timeout or a crash costs a fork, not a new interpreter. The child loads the
-submission and answers calls. Everything travels as length-prefixed JSON on pipes whose
-descriptors the grader passed in, never on stdout: what the submission prints goes to a memfd
+submission and answers calls. Everything travels on pipes (wire.py: length-prefixed JSON, and
+a line per answer) whose descriptors the grader passed in, never on stdout: what the submission prints goes to a memfd
 behind descriptors 1 and 2, and comes back as data, cut to its head.
 """
 
@@ -19,67 +20,42 @@ import os
 import resource
 import select
 import signal
-import struct
 import sys
 import time
+
+if __name__ == "__main__":
+    # The jail's script, /jail/jail_child.py, with wire.py bound beside it (or this file run from
+    # grader/sandbox/ without a jail). Python's -I keeps a script's folder off sys.path: put it
+    # there for this one import, and take the module's name back so a submission's own `wire`
+    # (a helper module) is not shadowed.
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import wire
+
+    del sys.path[0], sys.modules["wire"]
+else:
+    from grader.sandbox import wire
 
 # Python's built-ins as the server found them. A submission may replace some at import (to
 # make any answer look right, say); the sandbox's own code then runs with these, and the
 # submission's function with its own (see Builtins).
 ORIGINAL_BUILTINS = dict(builtins.__dict__)
-
-OUTPUT_HEAD = 400  # bytes of printed output kept per call; the grader is told the full size
-STR_LIMIT = 1000
-MESSAGE_LIMIT = 64 * 1024 * 1024
-# Answers of quick calls are sent in chunks (fewer writes); a slow call flushes at once,
-# so the grader can still time each call.
+STR_LIMIT = wire.STR_LIMIT
 
 
 def read_message(fd):
-    head = _read_exact(fd, 4)
-    if head is None:
+    """The grader's next message; None at the end of the pipe, or for one that is malformed (then we stop)."""
+    try:
+        return wire.read_message(fd, wire.REQUEST_LIMIT)
+    except wire.ProtocolError:
         return None
-    size = struct.unpack(">I", head)[0]
-    if size > MESSAGE_LIMIT:
-        return None
-    body = _read_exact(fd, size)
-    return None if body is None else json.loads(body)
-
-
-def _read_exact(fd, n):
-    chunks = []
-    while n:
-        try:
-            part = os.read(fd, min(n, 1 << 20))
-        except InterruptedError:
-            continue
-        if not part:
-            return None
-        chunks.append(part)
-        n -= len(part)
-    return b"".join(chunks)
 
 
 def write_message(fd, message):
-    data = json.dumps(message).encode()
-    data = struct.pack(">I", len(data)) + data
-    while data:
-        data = data[os.write(fd, data) :]
+    wire.write_all(fd, wire.frame(message))
 
 
 def write_answer(fd, seq, answer):
-    """One line: "SEQ f:REPR" for a float returned with nothing printed (most answers), else "SEQ j:JSON".
-
-    JSON never holds a raw newline, so a line is always one whole answer.
-    """
-    value = answer.get("value")
-    if answer.get("ok") and len(answer) == 2 and type(value) is dict and "float" in value:
-        line = f"{seq} f:{value['float']}\n"
-    else:
-        line = f"{seq} j:{json.dumps(answer)}\n"
-    data = line.encode()
-    while data:
-        data = data[os.write(fd, data) :]
+    wire.write_all(fd, wire.answer_line(seq, answer))
 
 
 # ---------------------------------------------------------------- the server
@@ -88,12 +64,6 @@ def write_answer(fd, seq, answer):
 # /proc as the server opened it before a chroot (None: the path /proc is the real one). The
 # children close it at once: through it, a process could walk back out of the chroot.
 PROC = [None]
-
-
-def proc_open(relative, mode="rb"):
-    if PROC[0] is None:
-        return open(f"/proc/{relative}", mode)
-    return open(relative, mode, opener=lambda path, flags: os.open(path, flags, dir_fd=PROC[0]))
 
 
 def read_config():
@@ -222,8 +192,7 @@ def describe_status(status):
 def own_state(limits):
     """What a process of our uid could change about this server and every child it forks."""
     try:
-        with proc_open("self/status") as f:
-            tracer = [line for line in f.read().splitlines() if line.startswith(b"TracerPid:")]
+        tracer = [line for line in wire.proc_read("self/status", PROC[0]).splitlines() if line.startswith(b"TracerPid:")]
     except OSError:
         tracer = None
     return (
@@ -317,8 +286,7 @@ def ipc_objects(uid):
     found = []
     for kind in ("shm", "msg", "sem"):
         try:
-            with proc_open(f"sysvipc/{kind}", "r") as f:
-                header, *rows = f.read().splitlines()
+            header, *rows = wire.proc_read(f"sysvipc/{kind}", PROC[0], size=1 << 24).decode().splitlines()
         except (OSError, ValueError):
             continue
         names = header.split()
@@ -399,38 +367,18 @@ def kill_others(config, keep, child=None):
 
 
 def descendants(me):
-    parents = {}
-    for entry in os.listdir("/proc" if PROC[0] is None else PROC[0]):
-        try:
-            with proc_open(f"{entry}/stat") as f:
-                parents[int(entry)] = int(f.read().rsplit(b")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
+    children = wire.children_of(wire.processes(PROC[0]))
     found, level = set(), {me}
     while level:
-        level = {pid for pid, parent in parents.items() if parent in level} - found
+        level = {c for pid in level for c in children.get(pid, ())} - found
         found |= level
     return sorted(found)
 
 
 def same_uid_processes():
-    """Live processes running as our uid (/proc/PID is root's for a process that changed uid)."""
-    mine = str(os.getuid()).encode()
-    found = []
-    for entry in os.listdir("/proc" if PROC[0] is None else PROC[0]):
-        if not entry.isdigit():
-            continue
-        try:
-            with proc_open(f"{entry}/status") as f:
-                status = f.read()
-        except OSError:
-            continue
-        fields = dict(line.split(b":", 1) for line in status.splitlines() if b":" in line)
-        if fields.get(b"State", b"").strip().startswith(b"Z"):
-            continue
-        if fields.get(b"Uid", b"").split()[:1] == [mine]:
-            found.append(int(entry))
-    return found
+    """Live processes running as our uid."""
+    mine = os.getuid()
+    return [p.pid for p in wire.processes(PROC[0]) if p.uid == mine and not p.zombie]
 
 
 # ---------------------------------------------------------------- the child
@@ -599,7 +547,7 @@ def call(fn, args, kwargs, filename, function, swap):
         else:
             with swap:
                 value = fn(*args, **kwargs)
-        return {"ok": True, "value": plain(value)}
+        return {"ok": True, "value": wire.plain(value)}
     except BaseException as exc:
         try:
             error = f"{function} raised {type(exc).__name__}: {exc}"[:STR_LIMIT]
@@ -616,53 +564,6 @@ def call(fn, args, kwargs, filename, function, swap):
                 "error": f"{function} raised an exception that cannot be shown",
                 "traceback": "",
             }
-
-
-# Bounds on a returned value (the host checks the same): containers nest at most PLAIN_DEPTH
-# deep and hold PLAIN_ITEMS values in all, and the whole encodes to at most PLAIN_BYTES.
-# Past them the value crosses as opaque, named by its type, as any other object does.
-PLAIN_DEPTH, PLAIN_ITEMS, PLAIN_BYTES = 16, 2000, 64 * 1024
-
-
-class TooBig(Exception):
-    pass
-
-
-def plain(value):
-    """A returned value as plain data: numbers, strings, bools, None, lists, tuples, dicts; else opaque."""
-    try:
-        encoded = _plain(value, 0, [PLAIN_ITEMS])
-        if type(value) in (list, tuple, dict) and len(json.dumps(encoded)) > PLAIN_BYTES:
-            raise TooBig
-        return encoded
-    except (TooBig, RecursionError):
-        return _opaque(type(value))
-
-
-def _opaque(kind):
-    return {"opaque": f"{kind.__module__}.{kind.__qualname__}".removeprefix("builtins.")[:200]}
-
-
-def _plain(value, depth, left):
-    kind = type(value)
-    if value is None or kind is bool:
-        return value
-    if kind is int:
-        return value if -(2**63) < value < 2**63 else {"float": repr(float(value)) if abs(value) < 1e308 else "inf"}
-    if kind is str:
-        return value[:STR_LIMIT]
-    if isinstance(value, float):
-        return {"float": repr(float.__float__(value))}
-    # Only the exact built-in containers: a subclass's own methods are the submission's code.
-    if kind in (list, tuple, dict):
-        left[0] -= len(value)
-        if depth >= PLAIN_DEPTH or left[0] < 0:
-            raise TooBig
-        if kind is dict:
-            return {"dict": [[_plain(k, depth + 1, left), _plain(v, depth + 1, left)] for k, v in dict.items(value)]}
-        items = [_plain(v, depth + 1, left) for v in (list.__iter__(value) if kind is list else tuple.__iter__(value))]
-        return items if kind is list else {"tuple": items}
-    return _opaque(kind)
 
 
 def load_failure(exc, filename):
@@ -724,7 +625,7 @@ class Output:
             size = os.fstat(self.fd).st_size
             if not size:
                 return NOTHING_PRINTED
-            head = os.pread(self.fd, OUTPUT_HEAD, 0)
+            head = os.pread(self.fd, wire.OUTPUT_HEAD, 0)
             os.ftruncate(self.fd, 0)
             os.lseek(self.fd, 0, os.SEEK_SET)
         except OSError:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import io
 import json
+import os
 import re
 import sys
 import time
@@ -23,9 +24,9 @@ import pytest
 from _pytest.unraisableexception import gc_collect_iterations_key
 
 from grader.core import diagnosis as diagnosis_core
-from grader.core import exercise, runner
+from grader.core import exercise, replay, runner
 from grader.core.checks import describe
-from grader.core.submission import CallsByName, LoadError, LocalSubmission, SubmissionError
+from grader.core.submission import LoadError, LocalSubmission, SubmissionError
 
 EXERCISE = exercise.load()
 # How the diagnosis compares answers: the exercise's value rule's own way, else as plain data.
@@ -35,6 +36,8 @@ NORMALIZE = getattr(EXERCISE.module("values"), "normalize", None) or diagnosis_c
 MAX_TIMEOUTS = 3
 # Written next to this file by the page's boot, from the site's py/diagnosis-table.json.
 DIAGNOSIS_TABLE = Path(__file__).with_name("diagnosis-table.json")
+# The property tests' recorded examples (grader/core/replay.py), from the site's kit.zip.
+os.environ.setdefault(replay.ENV_FILE, str(Path(__file__).with_name("replay.json")))
 
 # What one test may print, kept as it is printed: a loop printing a million lines costs its
 # time, never the page's memory (the report shows 500 characters anyway).
@@ -189,7 +192,11 @@ class Progress:
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.times["collected"] = time.perf_counter()
-        self.collected = [{"name": item.name, "tier": runner.tier_of(item)} for item in session.items]
+        # The report's template: the page fills it in for the tests a run cut short never reached.
+        self.collected = [
+            {"name": item.name, "tier": runner.tier_of(item), "max_score": EXERCISE.tiers[runner.tier_of(item)].points}
+            for item in session.items
+        ]
         self.post("collected", json.dumps(self.collected))
 
     @pytest.hookimpl(tryfirst=True)
@@ -208,24 +215,6 @@ class Progress:
         self.times["tested"] = time.perf_counter()
 
 
-class ProbeGuard(CallsByName):
-    """The diagnosis's calls: after one timeout, the remaining probes are not run."""
-
-    def __init__(self, submission: LocalSubmission):
-        self.submission = submission
-        self.function = submission.function
-        self.timed_out = False
-
-    def call(self, *args: Any, **kwargs: Any) -> Any:
-        if self.timed_out:
-            raise SubmissionError("not_run", "the diagnosis ran out of time")
-        try:
-            return self.submission.call(*args, **kwargs)
-        except SubmissionError as exc:
-            self.timed_out = exc.kind == "timeout"
-            raise
-
-
 def diagnosis(source: str, tests: list[dict], post: Post) -> dict | None:
     """What `meteor-kit check --json` says under "diagnosis": the same engine, on the build's table."""
     try:
@@ -236,8 +225,9 @@ def diagnosis(source: str, tests: list[dict], post: Post) -> dict | None:
     # What the submission prints while probed is not part of any report.
     with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
         try:
-            probed = ProbeGuard(LocalSubmission(source, EXERCISE.function))
-            outputs = diagnosis_core.run_probes(probed, table, NORMALIZE)
+            # After one timeout the remaining probes are not run: the page's calls cost the student's wait.
+            guard = diagnosis_core.ProbeGuard(timeouts_allowed=0)
+            outputs = diagnosis_core.run_probes(LocalSubmission(source, EXERCISE.function), table, NORMALIZE, guard)
         except (LoadError, KeyboardInterrupt):
             return None  # an interrupt that landed between two calls: no diagnosis rather than a wrong one
         finally:
@@ -245,7 +235,7 @@ def diagnosis(source: str, tests: list[dict], post: Post) -> dict | None:
             # work left (matching the table, the report) never counts as a hang, however slow.
             post("probed", "{}")
     # As the CLI: probes cut short by a timeout could point at the wrong mistake.
-    if probed.timed_out and not all(isinstance(out, dict) and "error" in out for out in outputs):
+    if guard.timeouts and not all(isinstance(out, dict) and "error" in out for out in outputs):
         return None
     found = diagnosis_core.diagnose_outputs(outputs, table, diagnosis_core.failing_calls(tests, EXERCISE.function))
     if found and found["kind"] == "unknown" and "expected" not in (found["example"] or ""):
@@ -322,20 +312,7 @@ def not_reached(result: dict, collected: list[dict], guard: Guard) -> None:
     """The tests a halted run never reached, as not_run with the reason, so the report lists them all."""
     seen = {t["name"] for t in result["tests"]}
     reason = "Python ran out of memory in an earlier test" if guard.out_of_memory else guard.halted() or "the run ended early"
-    for test in collected:
-        if test["name"] not in seen:
-            points = EXERCISE.tiers[test["tier"]].points
-            result["tests"].append(
-                {
-                    "name": test["name"],
-                    "tier": test["tier"],
-                    "status": "not_run",
-                    "message": f"not run: {reason}",
-                    "output": "",
-                    "score": 0.0,
-                    "max_score": points,
-                }
-            )
+    result["tests"] += [asdict(runner.not_run(t, f"not run: {reason}")) for t in collected if t["name"] not in seen]
     result["max_score"] = sum(t["max_score"] for t in result["tests"])
 
 

@@ -41,7 +41,6 @@ const python = new PythonWorker({
   functionName: data.function,
   testTimeout: data.testTimeout,
   runBudget: data.runBudget,
-  tiers: data.tiers,
   onProgress: (step, fraction) => setStatus("loading", `${step}…`, fraction),
   onState: ({ state, seconds, message, interruptible }) => {
     if (state === "ready") {

@@ -12,11 +12,10 @@ export const outOfMemory = (functionName) =>
   "Python was restarted; look for a list that grows in a loop that never ends.";
 
 export class PythonWorker {
-  constructor({ functionName, testTimeout, runBudget, tiers, onProgress = () => {}, onState = () => {} }) {
+  constructor({ functionName, testTimeout, runBudget, onProgress = () => {}, onState = () => {} }) {
     this.outOfMemory = outOfMemory(functionName);
     this.limitMs = testTimeout * 1000;
     this.budgetMs = runBudget * 1000;
-    this.tiers = tiers;
     this.onProgress = onProgress;
     this.onState = onState;
     this.nextId = 1;
@@ -295,19 +294,17 @@ export class PythonWorker {
 
   /** A report of a run that ended before Python could send its own. */
   partialReport({ collected, finished, current, started, why, currentStatus, currentMessage }) {
+    // `collected` is the report's template from Python (name, tier, max_score of every test).
     const tests = collected.map((test) => {
-      const max = this.tiers[test.tier] ? this.tiers[test.tier].points : 0;
       const done = finished.get(test.name);
       if (done) return done;
       const isCurrent = current && current.name === test.name;
       return {
-        name: test.name,
-        tier: test.tier,
+        ...test,
         status: isCurrent ? currentStatus : "not_run",
         message: isCurrent ? currentMessage : currentStatus === "not_run" ? currentMessage : `not run: ${why}`,
         output: "",
         score: 0,
-        max_score: max,
       };
     });
     return {

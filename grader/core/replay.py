@@ -1,0 +1,508 @@
+"""Property tests' inputs, drawn by hypothesis once per kit version against the reference, then replayed.
+
+Hypothesis defines the inputs: each @given test runs once against a passing submission (the
+reference) and every example it gave the test is written down, in order, with how the test
+took it (passed, or rejected by assume). With the derandomized profile, a run in which every
+example passes draws exactly that sequence again, so a later run calls the test's body on the
+recorded examples directly: if each behaves as it did for the reference, hypothesis would
+have said "passed" too. Anything else (a failure, an exception, an assume the reference did
+not meet) hands the test back to hypothesis, which draws the same examples, gets the answers
+the replay already had (the `Tape`, so the submission is asked nothing twice), and shrinks as
+always: verdicts and counterexamples stay exactly as they are.
+
+A test that draws inside its body (st.data()) or steers hypothesis (target()) is never replayed,
+nor one whose examples do not survive a JSON round trip. The file lives in build/cache under a
+digest of what the draws depend on; the page gets it from the web build.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib
+import json
+import math
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import hypothesis
+import hypothesis.errors
+import pytest
+from hypothesis.errors import UnsatisfiedAssumption
+
+from grader.core import exercise
+
+FORMAT = 1
+# "0" turns replay off (the benchmark's "before", and a way to rule it out when in doubt).
+ENV_SWITCH = "METEOR_REPLAY"
+# Where the page (or anyone) keeps a recording of its own; otherwise build/cache holds it.
+ENV_FILE = "METEOR_REPLAY_FILE"
+ENV_COUNTEREXAMPLE = "METEOR_COUNTEREXAMPLE"
+PASS, REJECT = "pass", "reject"
+# exercise.toml [hypothesis] counterexample: hypothesis's shrunk one, or the simplest failing recorded example.
+SHRUNK, SMALLEST_DRAWN = "shrunk", "smallest-drawn"
+# The engine's sources the recording depends on (besides the exercise's files and hypothesis).
+ENGINE_SOURCES = ("grader/core/replay.py", "grader/core/tests_plugin.py")
+
+
+class Unrecordable(Exception):
+    """A drawn value that does not survive the trip to JSON and back."""
+
+
+# ---------------------------------------------------------------- values <-> JSON
+
+
+def encode(value: Any) -> Any:
+    """`value` as JSON data, tagged where JSON alone would lose its type; Unrecordable if it cannot be."""
+    kind = type(value)
+    if value is None or kind in (bool, int, str):
+        return value
+    if kind is float:
+        return value if math.isfinite(value) and not (value == 0 and math.copysign(1, value) < 0) else {"$f": repr(value)}
+    if kind is list:
+        return [encode(v) for v in value]
+    if kind is tuple:
+        return {"$t": [encode(v) for v in value]}
+    if kind is dict:
+        return {"$d": [[encode(k), encode(v)] for k, v in value.items()]}
+    if callable(value):
+        # A function drawn by sampled_from (str.upper): named, and found again by that name.
+        owner = getattr(value, "__objclass__", None)
+        module = getattr(owner or value, "__module__", None)
+        name = getattr(value, "__qualname__", None)
+        if module and name and _resolve(module, name) is value:
+            return {"$r": f"{module}:{name}"}
+    raise Unrecordable(f"{kind.__name__} values are not recorded")
+
+
+def decode(data: Any) -> Any:
+    if type(data) is list:
+        return [decode(v) for v in data]
+    if type(data) is dict:
+        ((tag, inner),) = data.items()
+        if tag == "$f":
+            return float(inner)
+        if tag == "$t":
+            return tuple(decode(v) for v in inner)
+        if tag == "$d":
+            return {decode(k): decode(v) for k, v in inner}
+        if tag == "$r":
+            module, name = inner.split(":", 1)
+            return _resolve(module, name)
+        raise ValueError(f"unknown tag {tag!r}")
+    return data
+
+
+def _resolve(module: str, qualname: str) -> Any:
+    try:
+        found: Any = importlib.import_module(module)
+        for part in qualname.split("."):
+            found = getattr(found, part)
+    except (ImportError, AttributeError):
+        return None
+    return found
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal and of the same types all the way down (1 and 1.0, 0.0 and -0.0 differ)."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is float:
+        return repr(a) == repr(b)
+    if type(a) in (list, tuple):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if type(a) is dict:
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    return a is b or a == b
+
+
+# ---------------------------------------------------------------- the recording
+
+
+@dataclass
+class Example:
+    data: dict  # the kwargs the test received, encoded: decoded afresh for each run, which may mutate them
+    outcome: str  # pass | reject
+    rank: int  # its place in hypothesis's order of simplicity (shortlex of its choices): 0 is simplest
+
+
+@dataclass
+class Recording:
+    tests: dict[str, list[Example]] = field(default_factory=dict)  # "module.py::test_name" -> examples, in order
+    skipped: dict[str, str] = field(default_factory=dict)  # test -> why it is not replayed
+    modules: dict[str, str] = field(default_factory=dict)  # test module -> the digest its examples depend on
+
+    def as_json(self) -> dict:
+        return {
+            "format": FORMAT,
+            "hypothesis": hypothesis.__version__,
+            "modules": self.modules,
+            "skipped": self.skipped,
+            "tests": {name: [[e.data, e.outcome, e.rank] for e in examples] for name, examples in self.tests.items()},
+        }
+
+
+def from_json(data: dict) -> Recording | None:
+    """The recording, or None if another format or hypothesis made it."""
+    if data.get("format") != FORMAT or data.get("hypothesis") != hypothesis.__version__:
+        return None
+    tests = {name: [Example(kwargs, outcome, rank) for kwargs, outcome, rank in rows] for name, rows in data["tests"].items()}
+    return Recording(tests, dict(data.get("skipped", {})), dict(data.get("modules", {})))
+
+
+def tests_dir() -> Path:
+    return exercise.load().root / "hidden_tests"
+
+
+@cache
+def module_digest(module: Path) -> str:
+    """What a test module's drawn examples depend on: its text, the conftest, exercise.toml, the value rule, hypothesis.
+
+    And the engine's tests_plugin.py, which holds the hypothesis profile; all of these ship to the page.
+    """
+    ex = exercise.load()
+    plugin = exercise.ENGINE_ROOT / "grader" / "core" / "tests_plugin.py"
+    parts = [module, tests_dir() / "conftest.py", ex.root / "problem" / "exercise.toml", plugin]
+    if ex.path("values") is not None:
+        parts.append(ex.path("values"))
+    digest = hashlib.sha256(f"{FORMAT}\0{hypothesis.__version__}\0".encode())
+    for path in parts:
+        try:
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        except OSError:
+            digest.update(path.name.encode() + b"\0-\0")
+    return digest.hexdigest()[:20]
+
+
+def cache_path() -> Path:
+    """build/cache/replay-<digest>.json: the digest also covers the reference and this engine's sources."""
+    env = os.environ.get(ENV_FILE)
+    return Path(env) if env else _cache_path(exercise.exercise_root())
+
+
+@cache
+def _cache_path(root: Path) -> Path:
+    ex = exercise.load()
+    digest = hashlib.sha256()
+    for module in sorted(tests_dir().glob("test_*.py")):
+        digest.update(module_digest(module).encode())
+    for path in [ex.root / "solutions" / "reference.py", *(exercise.ENGINE_ROOT / name for name in ENGINE_SOURCES)]:
+        try:
+            digest.update(path.read_bytes())
+        except OSError:
+            digest.update(b"-")
+    return ex.root / "build" / "cache" / f"replay-{digest.hexdigest()[:20]}.json"
+
+
+_loaded: dict[Path, Recording | None] = {}
+
+
+def current() -> Recording | None:
+    """This kit's recording, read once per process; None if there is none (nothing is replayed then)."""
+    path = cache_path()
+    if path not in _loaded:
+        try:
+            _loaded[path] = from_json(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError, TypeError):
+            _loaded[path] = None
+    return _loaded[path]
+
+
+def enabled() -> bool:
+    return os.environ.get(ENV_SWITCH, "1") != "0"
+
+
+def ensure(run: Callable[..., Any], reference: Callable[[], Any] | None = None) -> Recording | None:
+    """The recording, made now with `run` (runner.run) if there is none and the reference is at hand (trusted side only)."""
+    found = current()
+    if found is not None or not enabled():
+        return found
+    source = exercise.load().root / "solutions" / "reference.py"
+    if reference is None:
+        if not source.exists():
+            return None  # the page: its recording comes with the site
+
+        def reference():
+            from grader.core.submission import load_local
+
+            return load_local(str(source))
+
+    recording = record(run, reference)
+    path = cache_path()
+    text = json.dumps(recording.as_json(), ensure_ascii=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)  # whole or not at all: other processes may read it now
+    except OSError:
+        pass  # a read-only kit still works, recording once per process
+    _loaded[path] = from_json(json.loads(text))
+    return _loaded[path]
+
+
+class _Capture:
+    """A pytest plugin that writes down every example hypothesis gives each @given test."""
+
+    def __init__(self) -> None:
+        self.recording = Recording()
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        items[:] = [item for item in items if hasattr(getattr(item, "obj", None), "hypothesis")]
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item):
+        handle = getattr(getattr(item, "obj", None), "hypothesis", None)
+        given = getattr(handle, "_given_kwargs", None)
+        if handle is None or given is None:
+            yield
+            return
+        name = test_key(item)
+        self.recording.modules[item.path.name] = module_digest(item.path)
+        inner = handle.inner_test
+        examples: list[tuple[Any, str, tuple]] = []
+        why: list[str] = []
+
+        # Hypothesis seeds a derandomized test from its function's source and signature: the
+        # stand-in must hash as the test does (functools.wraps makes getsource and signature follow it).
+        @functools.wraps(inner)
+        def capture(*args: Any, **kwargs: Any) -> Any:
+            data = hypothesis.control.current_build_context().data
+            drawn = {k: v for k, v in kwargs.items() if k in given}
+            kept: Any = None
+            if any(type(v).__name__ == "DataObject" for v in drawn.values()):
+                why.append("it draws in its body (st.data())")
+            else:
+                try:
+                    kept = encode(drawn)
+                    if not same(decode(kept), drawn):
+                        raise Unrecordable("a value changed on the trip to JSON and back")
+                except Unrecordable as exc:
+                    why.append(str(exc))
+            key = _simplicity(data)
+            try:
+                result = inner(*args, **kwargs)
+            except UnsatisfiedAssumption:
+                examples.append((kept, REJECT, key))
+                raise
+            finally:
+                if getattr(data, "target_observations", None):
+                    why.append("it calls target()")
+            examples.append((kept, PASS, key))
+            return result
+
+        if _digest(capture) != _digest(inner):
+            self.recording.skipped[name] = "hypothesis would seed it differently while it is recorded"
+            yield
+            return
+        handle.inner_test = capture
+        try:
+            outcome = yield
+        finally:
+            handle.inner_test = inner
+        if outcome.excinfo is not None:
+            why.append("the reference does not pass it")
+        if why or not examples:
+            self.recording.skipped[name] = why[0] if why else "no examples"
+            return
+        order = sorted(range(len(examples)), key=lambda i: (examples[i][2], i))
+        ranks = {index: rank for rank, index in enumerate(order)}
+        self.recording.tests[name] = [Example(kept, outcome, ranks[i]) for i, (kept, outcome, _) in enumerate(examples)]
+
+
+def _digest(function: Callable) -> bytes | None:
+    try:
+        from hypothesis.internal.reflection import function_digest
+    except ImportError:
+        return None
+    return function_digest(function)
+
+
+def _simplicity(data: Any) -> tuple:
+    """Hypothesis's own order of simplicity of the choices drawn so far (shortlex), or () if it has none."""
+    try:
+        from hypothesis.internal.conjecture.shrinker import sort_key
+
+        return sort_key(data.nodes)
+    except (ImportError, AttributeError, TypeError):
+        return ()
+
+
+def test_key(item: pytest.Item) -> str:
+    return f"{item.path.name}::{getattr(item, 'originalname', item.name)}"
+
+
+def record(run: Callable[..., Any], reference: Callable[[], Any]) -> Recording:
+    """Run every @given test of the hidden tests once against `reference` with `run` (runner.run), writing its examples down."""
+    capture = _Capture()
+    os.environ[ENV_SWITCH], previous = "0", os.environ.get(ENV_SWITCH)
+    try:
+        run(reference, "reference", plugins=(capture,))
+    finally:
+        if previous is None:
+            os.environ.pop(ENV_SWITCH, None)
+        else:
+            os.environ[ENV_SWITCH] = previous
+    return capture.recording
+
+
+# ---------------------------------------------------------------- replaying
+
+
+class Tape:
+    """Stands in for the submission: records each call's answer, then serves them again in the same order.
+
+    The fallback to hypothesis makes the replay's calls again first: they are answered from
+    here, so the submission (and a budget, a hang, a counter it keeps) sees each call once.
+    """
+
+    def __init__(self, inner: Any, function: str):
+        self._inner, self._function = inner, function
+        self._log: list[tuple[tuple, dict, Any, BaseException | None, Any]] = []
+        self._recording, self._serving, self._at = True, False, 0
+
+    def __getattr__(self, name: str) -> Any:
+        if name == self._function:
+            return self._call
+        return getattr(self._inner, name)
+
+    @property
+    def position(self) -> int:
+        return len(self._log)
+
+    def rewind(self) -> None:
+        self.serve_from(0)
+
+    def serve_from(self, start: int) -> None:
+        """Answer the next calls from the recorded ones, from `start` on, while they match."""
+        self._recording, self._serving, self._at = False, True, start
+
+    def _call(self, *args: Any, **kwargs: Any) -> Any:
+        if self._serving:
+            if self._at < len(self._log):
+                call_args, call_kwargs, value, error, tb = self._log[self._at]
+                if same(call_args, args) and same(call_kwargs, kwargs):
+                    self._at += 1
+                    if error is not None:
+                        raise error.with_traceback(tb)
+                    return value
+            self._serving = False  # a call the replay did not make: from here on, the submission answers
+        function = getattr(self._inner, self._function)
+        if not self._recording:
+            return function(*args, **kwargs)
+        try:
+            value = function(*args, **kwargs)
+        except Exception as exc:
+            self._log.append((args, dict(kwargs), None, exc, exc.__traceback__))
+            raise
+        self._log.append((args, dict(kwargs), value, None, None))
+        return value
+
+
+class _NotFinal:
+    """Stands in for hypothesis's build context: note() keeps quiet, as it does until the final run."""
+
+    is_final = False
+
+
+@contextmanager
+def _in_test() -> Iterator[None]:
+    with hypothesis.control._current_build_context.with_value(_NotFinal()):
+        yield
+
+
+def run_item(item: pytest.Function) -> bool | None:
+    """pytest_pyfunc_call for a recorded @given test: True once it ran (replayed or handed to hypothesis)."""
+    if not enabled():
+        return None
+    recording = current()
+    examples = recording.tests.get(test_key(item)) if recording is not None else None
+    handle = getattr(item.obj, "hypothesis", None)
+    if not examples or handle is None or recording.modules.get(item.path.name) != module_digest(item.path):
+        return None
+    funcargs = {name: item.funcargs[name] for name in item._fixtureinfo.argnames}
+    tape = None
+    if "submission" in funcargs:
+        tape = funcargs["submission"] = Tape(funcargs["submission"], exercise.load().function)
+    inner = handle.inner_test
+    smallest = counterexample_mode() == SMALLEST_DRAWN and tape is not None
+    starts: list[int] = []  # where each example's calls begin on the tape
+    raised: list[tuple[int, int]] = []  # (rank, index) of each example that raised where the reference did not
+    differs = False
+    with _in_test():
+        for index, example in enumerate(examples):
+            starts.append(tape.position if tape is not None else 0)
+            got = _outcome(inner, funcargs, decode(example.data))
+            if got == example.outcome:
+                continue
+            differs = True
+            if not smallest:
+                break
+            if got == RAISED:
+                raised.append((example.rank, index))
+    if not differs:
+        return True  # every example as the reference had it: hypothesis would pass it too
+    if raised:
+        _, index = min(raised)
+        _fail_with(item, inner, funcargs, decode(examples[index].data), tape, starts[index])
+    # Hypothesis draws the same examples again; the tape answers those the replay already asked.
+    if tape is not None:
+        tape.rewind()
+    item.obj(**funcargs)
+    return True
+
+
+RAISED = "raised"
+
+
+def counterexample_mode() -> str:
+    """exercise.toml's choice; METEOR_COUNTEREXAMPLE overrides it, for the benchmark's side-by-side runs only."""
+    return os.environ.get(ENV_COUNTEREXAMPLE) or exercise.load().counterexample
+
+
+def _outcome(inner: Callable, funcargs: dict, kwargs: dict) -> str:
+    try:
+        inner(**funcargs, **kwargs)
+    except UnsatisfiedAssumption:
+        return REJECT
+    except Exception:
+        return RAISED
+    return PASS
+
+
+class _Final:
+    """The final run's context: note() reports, as in hypothesis's run of the example it shows."""
+
+    is_final = True
+
+
+def _fail_with(item: pytest.Function, inner: Callable, funcargs: dict, kwargs: dict, tape: Tape, start: int) -> None:
+    """Raise the failure of one recorded example, with the notes hypothesis attaches to the example it shows.
+
+    The example runs again as hypothesis's final run would, its calls answered from the tape.
+    Returns (and hypothesis decides) only if it passes this time.
+    """
+    from hypothesis.reporting import with_reporter
+    from hypothesis.vendor.pretty import RepresentationPrinter
+
+    printer = RepresentationPrinter()
+    printer.text("Falsifying example:")
+    printer.text(" ")
+    printer.repr_call(getattr(item, "originalname", item.name), [], {**funcargs, **kwargs}, force_split=True)
+    fragments = [printer.getvalue()]
+    tape.serve_from(start)
+    try:
+        with with_reporter(fragments.append), hypothesis.control._current_build_context.with_value(_Final()):
+            inner(**funcargs, **kwargs)
+    except UnsatisfiedAssumption:
+        return
+    except Exception as exc:
+        for fragment in fragments:
+            exc.add_note(fragment)
+        raise

@@ -1,0 +1,74 @@
+"""A batch of calls: one request to the child, its answers taken as they arrive, each within its time limit."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable, Iterator
+
+from grader.sandbox.answer import Answer, answer_from
+from grader.sandbox.budget import Budget
+from grader.sandbox.pipes import ChildPipes
+from grader.sandbox.wire import ProtocolError
+
+
+class Batch:
+    """Calls made in order in the current child. One that times out, crashes, runs past the budget or
+    answers malformed yields that answer and ends the batch; `respawn` then gives the next call a fresh child."""
+
+    def __init__(self, pipes: ChildPipes, budget: Budget, timeout: float, respawn: Callable[[], None]) -> None:
+        self.pipes, self.budget, self.timeout, self.respawn = pipes, budget, timeout, respawn
+        # Every request has a number nobody can guess, so an answer written ahead is refused.
+        self.seq = secrets.randbits(62)
+
+    def answers(self, calls: list[tuple[list, dict]]) -> Iterator[Answer]:
+        if self.budget.spent():
+            yield Answer(False, kind="not_run", error=self.budget.text())
+            return
+        limit, by_budget = self.budget.limit(self.timeout)
+        started = time.monotonic()
+        try:
+            with self.budget.charging():
+                # Writing the request is part of the first call: a child that stops reading hangs it.
+                self.pipes.send(self.pipes.jail.req_w, {"seq": self.seq, "calls": calls}, deadline=started + limit)
+        except TimeoutError:
+            yield self._late(by_budget)
+            return
+        except OSError:
+            yield self._crashed()
+            return
+        first = started + limit  # the first answer's deadline, which the request's writing used a part of
+        for done in range(len(calls)):
+            try:
+                # Fast path: an answer already read (the child runs ahead of us in a batch).
+                payload = self.pipes.answers.next(self.seq)
+                if payload is None:
+                    if done == 0:
+                        limit = max(first - time.monotonic(), 0.0)
+                    else:
+                        limit, by_budget = self.budget.limit(self.timeout)
+                    with self.budget.charging():
+                        payload = self.pipes.read_answer(self.seq, limit)
+                    if payload is None:
+                        yield self._crashed() if self.pipes.exit is not None else self._late(by_budget)
+                        return
+                answer = answer_from(payload)
+            except ProtocolError as exc:
+                yield self._failed("crash", f"the submission's process sent a malformed answer ({exc})")
+                return
+            yield answer
+
+    def _late(self, by_budget: bool) -> Answer:
+        if by_budget:
+            return self._failed("not_run", self.budget.text())
+        return self._failed("timeout", f"the call took longer than {self.timeout:g} s")
+
+    def _crashed(self) -> Answer:
+        if self.pipes.exit is None:
+            self.pipes.control(lambda e: False, 0.2)
+        how = self.pipes.exit_text() if self.pipes.exit else "it stopped answering"
+        return self._failed("crash", f"the submission's process ended during the call ({how})")
+
+    def _failed(self, kind: str, message: str) -> Answer:
+        self.respawn()
+        return Answer(False, kind=kind, error=message)

@@ -1,0 +1,71 @@
+"""Loading a submission in a fresh child: what the child is sent, and what its answer means."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from grader.core.submission import LoadError, missing_function_message
+from grader.sandbox import wire
+from grader.sandbox.pipes import ChildPipes
+from grader.sandbox.wire import ProtocolError
+
+
+@dataclass(frozen=True)
+class Loading:
+    """The submission as the child loads it: its code, the function the tests call and how they call it."""
+
+    source: str = field(repr=False)  # shown in tracebacks otherwise, whole
+    filename: str
+    function: str
+    signature: str
+    modules: dict[str, str] = field(default_factory=dict, repr=False)  # helper modules it may import, by name
+
+    def time_limit(self, timeout: float) -> float:
+        """Seconds a load may take, for calls limited to `timeout`."""
+        return max(timeout * 5, 5.0)
+
+    def load(self, pipes: ChildPipes, seq: int, deadline: float) -> dict | str | None:
+        """The child's checked load answer; "malformed", or None when none came in time. LoadError if the child is gone."""
+        positional, keywords = parameters(self.signature)
+        request = {
+            "source": self.source,
+            "filename": self.filename,
+            "function": self.function,
+            "positional": positional,
+            "keywords": keywords,
+            "seq": seq,
+            "modules": self.modules,
+        }
+        try:
+            # The code goes to the child alone: the server never holds a submission.
+            pipes.send(pipes.jail.req_w, request, deadline=deadline)
+            payload = pipes.read_answer(seq, max(deadline - time.monotonic(), 0.0))
+            return None if payload is None else wire.check_load(payload)
+        except TimeoutError:
+            return None  # it did not even read its code in time
+        except OSError:
+            raise LoadError("the sandbox did not start") from None
+        except ProtocolError:
+            return "malformed"
+
+    def check(self, load: dict | str) -> None:
+        """LoadError unless the answer says the function is there and takes the tests' calls."""
+        if not isinstance(load, dict):
+            raise LoadError("the sandbox sent a malformed answer while loading the file")
+        if load.get("ok"):
+            return
+        if isinstance(load.get("signature"), str):
+            raise LoadError(f"{self.function} takes {load['signature'][:200]}, but the tests call {self.signature}")
+        if isinstance(load.get("error"), str):
+            raise LoadError(load["error"][:2000])
+        if not load.get("defined"):
+            raise LoadError(missing_function_message(load["names"], self.function))
+        raise LoadError(f"{self.function!r} is defined but is not a function")
+
+
+def parameters(signature: str) -> tuple[int, list[str]]:
+    """From "f(a, b, c=1)": how many positional arguments the tests pass, and the keyword names."""
+    inside = signature[signature.index("(") + 1 : signature.rindex(")")]
+    params = [p.strip() for p in inside.split(",") if p.strip()]
+    return sum("=" not in p for p in params), [p.split("=")[0].strip() for p in params if "=" in p]

@@ -1,0 +1,90 @@
+"""The worker pool: two copies of a new behaviour graded at the same moment are run for real once."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import KIT_ROOT
+
+from grader.judging.grade import Deferred, Grader, Settings, Spec, _Explorers, grade_all
+from grader.judging.partial_run import catalogue, freeze_hypothesis_constants
+
+CATALOGUE = KIT_ROOT / "tests" / "catalogue"
+SETTINGS = Settings(timeout=2.0, budget=60.0)
+
+
+@pytest.fixture(scope="module")
+def tests():
+    freeze_hypothesis_constants()
+    return catalogue()
+
+
+def write(tmp_path, name: str, text: str) -> Spec:
+    path = tmp_path / name
+    path.write_text(text)
+    return Spec(name, path)
+
+
+def test_two_copies_of_a_new_behaviour_graded_together_are_explored_once(tmp_path):
+    text = (CATALOGUE / "wrong" / "no_clipping.py").read_text()
+    # Copies as students hand them in: other comments, other blank lines.
+    specs = [write(tmp_path, "a.py", "# Ann\n" + text), write(tmp_path, "b.py", "# Bo, late\n\n" + text)]
+    memo = grade_all(specs, SETTINGS, jobs=2)
+    fresh = grade_all(specs, Settings(SETTINGS.timeout, SETTINGS.budget, memo=False), jobs=2)
+    tests = len(memo[0]["tests"])
+    explored = [r["submission"] for r in memo if r["from_memo"] < tests]
+    assert len(explored) == 1, [(r["submission"], r["from_memo"]) for r in memo]
+    assert [r["tests"] for r in memo] == [r["tests"] for r in fresh]
+    assert [r["diagnosis"] for r in memo] == [r["diagnosis"] for r in fresh]
+
+
+def test_a_behaviour_is_keyed_by_its_answers_not_its_text(tmp_path, tests):
+    grader = Grader(SETTINGS, tests)
+    keys: list[str] = []
+    no_clipping = (CATALOGUE / "wrong" / "no_clipping.py").read_text()
+    # The same behaviour written differently: the memo's walk meets the same answers.
+    renamed = no_clipping.replace("candidate", "hyp").replace("reference", "ref_text")
+    assert renamed != no_clipping
+    try:
+        _, learned = grader.grade(write(tmp_path, "reference.py", (KIT_ROOT / "solutions" / "reference.py").read_text()))
+        assert learned
+        for name, text in [
+            ("a.py", no_clipping),
+            ("b.py", renamed),
+            ("c.py", (CATALOGUE / "wrong" / "no_lowercase.py").read_text()),
+        ]:
+            other = Grader(SETTINGS, tests)  # the memo a worker has after one run shared with it
+            for item in learned:
+                other.memo.learn(item)
+            other.on_explore = lambda key: keys.append(key) or True
+            try:
+                other.grade(write(tmp_path, name, text))
+            finally:
+                other.close()
+    finally:
+        grader.close()
+    assert len(keys) == 3
+    assert keys[0] == keys[1] and keys[2] != keys[0]
+
+
+def test_a_submission_told_to_wait_is_not_graded_and_learns_nothing(tmp_path, tests):
+    grader = Grader(SETTINGS, tests)
+    grader.on_explore = lambda key: False
+    try:
+        with pytest.raises(Deferred):
+            grader.grade(write(tmp_path, "a.py", (CATALOGUE / "wrong" / "no_clipping.py").read_text()))
+        assert grader.memo.nodes == 0
+    finally:
+        grader.close()
+
+
+def test_a_waiting_submission_is_handed_back_when_its_behaviours_owner_is_done():
+    explorers = _Explorers()
+    assert explorers.claim("k", worker=0, index=0)
+    assert not explorers.claim("k", worker=1, index=1)
+    assert not explorers.claim("k", worker=1, index=2)
+    assert explorers.claim("other", worker=1, index=3)
+    assert explorers.release(1, 3) == []
+    assert explorers.release(0, 0) == [2, 1]  # pending pops from the end: 1 comes first
+    # Told to wait once, it runs the next time whatever the others do.
+    assert explorers.claim("k", worker=2, index=4)
+    assert explorers.claim("k", worker=1, index=1)

@@ -1,0 +1,154 @@
+"""Property replay (grader/core/replay.py): the recorded examples give the verdicts hypothesis gives, to the letter."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from grader.core import exercise, replay
+from grader.core.runner import run
+from grader.judging.discovery import read_source
+from grader.sandbox.host import SandboxedSubmission
+
+CATALOGUE = Path(__file__).resolve().parent / "catalogue"
+EVERY_FILE = sorted(CATALOGUE.glob("*/*.py"))
+EXERCISE = exercise.load()
+
+
+def properties(path: Path, replaying: bool) -> list[dict]:
+    """Every property test's verdict, message and output for the file, replay on or off."""
+    os.environ[replay.ENV_SWITCH] = "1" if replaying else "0"
+    try:
+        report = run(
+            lambda: SandboxedSubmission(path, EXERCISE.function, EXERCISE.call_timeout, source=read_source(path)),
+            path.name,
+            tiers=("properties",),
+        )
+    finally:
+        os.environ.pop(replay.ENV_SWITCH, None)
+    return [{**vars(t)} for t in report.tests] + [{"status": report.status, "message": report.message}]
+
+
+def test_the_recording_holds_every_property_test_but_those_that_draw_in_their_body():
+    recording = replay.ensure(run)
+    assert recording is not None
+    assert set(recording.skipped) == {
+        "test_properties.py::test_whitespace_does_not_change_the_score",
+        "test_properties.py::test_more_chunks_never_raise_the_score",
+    }
+    assert all("st.data()" in why for why in recording.skipped.values())
+    assert len(recording.tests) == 8
+    for examples in recording.tests.values():
+        assert sum(e.outcome == replay.PASS for e in examples) == EXERCISE.hypothesis_examples
+        assert sorted(e.rank for e in examples) == list(range(len(examples)))
+
+
+@pytest.mark.parametrize("path", EVERY_FILE, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_replay_gives_the_verdicts_and_counterexamples_hypothesis_gives(path):
+    assert properties(path, replaying=True) == properties(path, replaying=False)
+
+
+class Counting:
+    """A submission in this process that writes down every call: the reference, or one that skips clipping."""
+
+    function = EXERCISE.function
+
+    def __init__(self, calls: list, clip: bool = True):
+        from grader.core.submission import load_local
+
+        self.calls, self.clip = calls, clip
+        self.reference = load_local(str(EXERCISE.root / "solutions" / "reference.py"))
+
+    def meteor_score(self, reference, candidate, **params):
+        self.calls.append((reference, candidate, params))
+        if not self.clip and len(candidate.split()) > len(set(candidate.split())):
+            return 1.5
+        return self.reference.meteor_score(reference, candidate, **params)
+
+
+@pytest.mark.parametrize("clip", [True, False], ids=["passing", "failing"])
+def test_replay_asks_the_submission_the_calls_hypothesis_asks_each_once(clip):
+    replay.ensure(run)
+    seen = {}
+    for replaying in (False, True):
+        calls: list = []
+        os.environ[replay.ENV_SWITCH] = "1" if replaying else "0"
+        try:
+            report = run(lambda: Counting(calls, clip), "counting", tiers=("properties",))
+        finally:
+            os.environ.pop(replay.ENV_SWITCH, None)
+        seen[replaying] = (calls, [(t.status, t.message) for t in report.tests])
+    assert (report.passed == len(report.tests)) is clip
+    # The same calls in the same order, each made once, and the same verdicts and counterexamples.
+    assert seen[True] == seen[False]
+
+
+def test_the_smallest_drawn_counterexample_is_a_failing_recorded_example_shown_as_hypothesis_shows_one():
+    recording = replay.ensure(run)
+    reports = {}
+    for mode in (replay.SHRUNK, replay.SMALLEST_DRAWN):
+        os.environ[replay.ENV_COUNTEREXAMPLE] = mode
+        try:
+            reports[mode] = run(lambda: Counting([], clip=False), "counting", tiers=("properties",))
+        finally:
+            os.environ.pop(replay.ENV_COUNTEREXAMPLE, None)
+    shrunk, drawn = ({t.name: t for t in reports[m].tests} for m in (replay.SHRUNK, replay.SMALLEST_DRAWN))
+    assert [(t.name, t.status) for t in shrunk.values()] == [(t.name, t.status) for t in drawn.values()]
+    test = drawn["test_gamma_0_scores_the_fmean_alone"]
+    assert test.status == "fail"
+    assert test.message.startswith(
+        "the score must lie between 0 and 1, got 1.5\nFalsifying example: test_gamma_0_scores_the_fmean_alone("
+    )
+    failing = [
+        e
+        for e in recording.tests["test_properties.py::test_gamma_0_scores_the_fmean_alone"]
+        if len(replay.decode(e.data)["candidate"]) > len(set(replay.decode(e.data)["candidate"]))
+    ]
+    simplest = replay.decode(min(failing, key=lambda e: e.rank).data)
+    call = f"meteor_score({' '.join(simplest['reference'])!r}, {' '.join(simplest['candidate'])!r})"
+    assert test.message.endswith(f"\n{call}")
+
+
+def test_an_unknown_counterexample_setting_is_refused():
+    import tomllib
+
+    data = tomllib.loads((EXERCISE.root / "problem" / "exercise.toml").read_text())
+    data["hypothesis"]["counterexample"] = "tiny"
+    with pytest.raises(ValueError, match="counterexample"):
+        exercise.parse(data)
+
+
+def test_a_value_that_does_not_survive_json_is_refused_and_the_tagged_ones_come_back_the_same():
+    values = {"f": [0.5, -0.0, float("inf")], "t": (1, "a"), "d": {"k": [True, None]}, "fn": str.upper, "cls": str}
+    assert replay.same(replay.decode(json.loads(json.dumps(replay.encode(values)))), values)
+    assert not replay.same(replay.decode(replay.encode(1)), 1.0)
+    with pytest.raises(replay.Unrecordable):
+        replay.encode(object())
+    with pytest.raises(replay.Unrecordable):
+        replay.encode(lambda: 0)
+
+
+def test_a_recording_made_by_another_hypothesis_is_not_used(tmp_path):
+    data = replay.ensure(run).as_json()
+    assert replay.from_json(data) is not None
+    assert replay.from_json({**data, "hypothesis": "0.0.1"}) is None
+    assert replay.from_json({**data, "format": replay.FORMAT + 1}) is None
+
+
+def test_the_page_gets_the_recording_in_its_kit_zip_and_finds_it_beside_its_session(tmp_path):
+    import zipfile
+
+    from grader.cli import web_build
+
+    web_build.kit_zip(tmp_path / "kit.zip")
+    with zipfile.ZipFile(tmp_path / "kit.zip") as z:
+        shipped = json.loads(z.read(web_build.REPLAY_FILE))
+        session = z.read(web_build.PAGE_SESSION.name).decode()
+    assert shipped == replay.ensure(run).as_json()
+    assert "replay.ENV_FILE" in session and f'with_name("{web_build.REPLAY_FILE}")' in session
+    # Nothing of the reference travels with it: the examples and how the tests took them, no answers.
+    assert set(shipped) == {"format", "hypothesis", "modules", "skipped", "tests"}
+    assert {outcome for examples in shipped["tests"].values() for _, outcome, _ in examples} <= {"pass", "reject"}

@@ -1,6 +1,7 @@
 """Speed of the student's page in headless Chromium: cold start, first run, warm runs, second visit.
 
-usage: .venv/bin/python bench/bench_web.py [--rounds N] [--baseline SITE_DIR]   (writes bench/out/web.json)
+usage: .venv/bin/python bench/bench_web.py [--rounds N] [--baseline SITE_DIR] [--after-warm-up]
+       (writes bench/out/web.json)
 
 Each round opens a fresh browser context (empty HTTP cache, empty localStorage, no service
 worker), so "ready" is a cold start of Pyodide as a student's first visit would be; then it
@@ -47,37 +48,80 @@ STARTER = (ROOT / "problem" / "starter.py").read_text(encoding="utf-8")
 # Python's warm-up run, cut short when a run is asked for).
 PHASES = ("workerStart", "pyodide", "files", "imports", "session", "warm")
 TARGETS = {"ready": 3.0, "first_run": 2.0, "warm_run": 1.0}
+# The parts of one run, as the page reports them (window.kit.runTimings(); older builds report
+# none): "waited" is the call's way into the worker (and a warm-up still unwinding), "python" the
+# worker's call into page_session, made of pytest's phases ("configure", "collect", "tests",
+# "session_end"), "diagnosis" and "report" (advice, JSON), plus "bridge" (the worker's calls into
+# Python, JSON.parse); "back" is the report's way back, "render" the page drawing it.
+RUN_PARTS = (
+    "waited",
+    "python",
+    "configure",
+    "collect",
+    "tests",
+    "session_end",
+    "diagnosis",
+    "report",
+    "bridge",
+    "back",
+    "render",
+)
 
 
-def timed_run(page) -> tuple[float, dict]:
+def timed_run(page) -> tuple[float, dict, dict]:
     started = time.perf_counter()
     report = page.evaluate("window.kit.runTests()")
-    return time.perf_counter() - started, report
+    took = time.perf_counter() - started
+    parts = page.evaluate("window.kit.runTimings ? window.kit.runTimings() : null") or {}
+    return took, report, parts
 
 
-def one_round(browser, url: str, warm_runs: int) -> dict:
+def parts_median(runs: list[dict], prefix: str) -> dict[str, float]:
+    return {f"{prefix}.{k}": statistics.median(r[k] for r in runs) for k in RUN_PARTS if runs and all(k in r for r in runs)}
+
+
+def first_run_after_warm_up(browser, url: str) -> dict:
+    """A first visit whose first run is clicked once the warm-up run has ended, not at ready."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(url)
+    page.evaluate("window.kit.ready")
+    page.wait_for_function("window.kit.timings().warm !== undefined", timeout=120_000)
+    page.evaluate("(src) => window.kit.setCode(src)", REFERENCE)
+    took, report, parts = timed_run(page)
+    assert report["passed"] == len(report["tests"]), "the reference must pass"
+    context.close()
+    return {"first_run_after_warm_up": took, **parts_median([parts] if parts else [], "after_warm_up")}
+
+
+def one_round(browser, url: str, warm_runs: int, after_warm_up: bool = False) -> dict:
     context = browser.new_context()
     page = context.new_page()
     page.goto(url)
     # The page's own clock when Python became ready: no round trip of the driver in it.
     ready = page.evaluate("window.kit.ready.then(() => performance.now())") / 1000
     page.evaluate("(src) => window.kit.setCode(src)", REFERENCE)
-    first, report = timed_run(page)
+    first, report, first_parts = timed_run(page)
     assert report["passed"] == len(report["tests"]), "the reference must pass"
     # After the first run, so the warm-up's time (sent once it ends) is in.
     timings = page.evaluate("window.kit.timings()")
-    warm = [timed_run(page)[0] for _ in range(warm_runs)]
+    warm = [timed_run(page) for _ in range(warm_runs)]
     page.evaluate("(src) => window.kit.setCode(src)", STARTER)
-    failing, _ = timed_run(page)
+    failing, _, failing_parts = timed_run(page)
     result = {
         "ready": ready,
         "first_run": first,
-        "warm_run": statistics.median(warm),
+        "warm_run": statistics.median(w[0] for w in warm),
         "warm_run_all_failing": failing,
         **{f"at_{name}": timings[name] for name in PHASES if timings.get(name) is not None},
+        **parts_median([first_parts] if first_parts else [], "first"),
+        **parts_median([w[2] for w in warm if w[2]], "warm"),
+        **parts_median([failing_parts] if failing_parts else [], "failing"),
         "tests": len(report["tests"]),
         "from_snapshot": bool(timings.get("snapshot")),
     }
+    if after_warm_up:
+        result.update(first_run_after_warm_up(browser, url))
     # A second visit: the service worker has cached the site by now, so nothing comes from the network.
     if page.evaluate("window.kit.offline === undefined ? null : window.kit.offline"):
         page.reload()
@@ -95,6 +139,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--warm-runs", type=int, default=3)
+    parser.add_argument(
+        "--after-warm-up", action="store_true", help="also a fresh page whose first run is clicked once the warm-up has ended"
+    )
     parser.add_argument("--site", type=Path, help="the build to measure (default: build/web, built if needed)")
     parser.add_argument("--baseline", type=Path, help="another build, measured in the same run for ratios")
     args = parser.parse_args()
@@ -113,7 +160,7 @@ def main() -> int:
             # Alternate which build goes first, so neither always meets a busier moment.
             order = list(sites) if i % 2 == 0 else list(reversed(sites))
             for name in order:
-                rounds[name].append(one_round(browser, servers[name][1], args.warm_runs))
+                rounds[name].append(one_round(browser, servers[name][1], args.warm_runs, args.after_warm_up))
         browser.close()
     for server, _ in servers.values():
         server.shutdown()

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import sys
+import time
 from collections.abc import Callable
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import asdict
@@ -78,15 +79,20 @@ class CappedText(io.TextIOBase):
             self.target.flush()
 
 
+class WarmUpOver(BaseException):
+    """Ends the warm-up run at a call: not an Exception, so hypothesis lets it through unshrunk."""
+
+
 class Guard:
     """Remembers the timeouts of a run, so calls after one fail at once instead of looping again."""
 
-    def __init__(self, halted: Halted = never_halted) -> None:
+    def __init__(self, halted: Halted = never_halted, warm_up: bool = False) -> None:
         self.timeouts = 0
         self.test_timed_out = False
         self.returned: list[str] = []  # what the current test's calls returned, for the page
         self.all_returned: list[str] = []  # every call's answer in the run: all None is a missing return
         self.halted = halted
+        self.warm_up = warm_up
         self.out_of_memory = False
 
     def start_test(self) -> None:
@@ -97,6 +103,8 @@ class Guard:
         if self.out_of_memory:
             raise SubmissionError("not_run", "not run: Python ran out of memory in an earlier test")
         reason = self.halted()
+        if reason and self.warm_up:
+            raise WarmUpOver(reason)
         if reason:
             raise SubmissionError("not_run", f"not run: {reason}")
         if self.timeouts >= MAX_TIMEOUTS:
@@ -155,6 +163,22 @@ class Progress:
         self.guard = guard
         self.collector: runner.Collector | None = None
         self.collected: list[dict] = []
+        self.times: dict[str, float] = {}  # when each phase of the run ended, for the page's timings
+
+    def pytest_sessionstart(self) -> None:
+        self.times["configured"] = time.perf_counter()
+        self.end_warm_up()
+
+    def pytest_collectstart(self) -> None:
+        self.end_warm_up()
+
+    def pytest_itemcollected(self) -> None:
+        self.end_warm_up()
+
+    def end_warm_up(self) -> None:
+        """The warm-up ends as soon as the page asks for anything, in pytest's start and collection too."""
+        if self.guard.warm_up and self.guard.halted():
+            pytest.exit("the page asked for a run")
 
     def pytest_configure(self, config: pytest.Config) -> None:
         # The report never shows pytest's own tracebacks, and its default style parses the test
@@ -167,6 +191,7 @@ class Progress:
         self.collector = found[0] if found else None
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.times["collected"] = time.perf_counter()
         # The report's template: the page fills it in for the tests a run cut short never reached.
         self.collected = [
             {"name": item.name, "tier": runner.tier_of(item), "max_score": EXERCISE.tiers[runner.tier_of(item)].points}
@@ -176,6 +201,7 @@ class Progress:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        self.end_warm_up()
         # Stopped, out of budget or out of memory: end the session after this test.
         if self.guard.halted() or self.guard.out_of_memory:
             item.session.shouldstop = "halted"
@@ -186,6 +212,7 @@ class Progress:
         results = self.collector.results if self.collector else []
         if results:
             self.post("finish", json.dumps({**asdict(results[-1]), "returned": self.guard.returned[:3]}))
+        self.times["tested"] = time.perf_counter()
 
 
 def diagnosis(source: str, tests: list[dict], post: Post) -> dict | None:
@@ -218,14 +245,16 @@ def diagnosis(source: str, tests: list[dict], post: Post) -> dict | None:
     return {**found, "text": diagnosis_core.full_text(found)} if found else None
 
 
-def run_tests(source: str, post: Post, halted: Halted = never_halted) -> str:
+def run_tests(source: str, post: Post, halted: Halted = never_halted, warm_up: bool = False) -> str:
     """Run the browser tiers against `source`; the JSON report, as the CLI's `--json` gives it.
 
     Besides the CLI's fields: `advice`, plain sentences for a beginner's mistakes, each said
     once for the whole run, and `restart`, true when Python must be restarted before the next run.
+    `warm_up`: the run nobody sees, which `halted` ends at its next call (see `warm_up_run`).
     """
+    started = time.perf_counter()
     source = source.lstrip("\ufeff")
-    guard = Guard(halted)
+    guard = Guard(halted, warm_up)
     progress = Progress(post, guard)
     try:
         report = runner.run(
@@ -237,6 +266,7 @@ def run_tests(source: str, post: Post, halted: Halted = never_halted) -> str:
     except MemoryError:  # raised in pytest's own code, while the submission held the memory
         guard.out_of_memory = True
         report = runner.Report("submission.py", "graded", OUT_OF_MEMORY, [], 0.0)
+    pytest_ended = time.perf_counter()
     result = report.as_json()
     not_reached(result, progress.collected, guard)
     # pytest itself failed (an INTERNALERROR): this interpreter may be broken, so the page restarts it.
@@ -248,14 +278,34 @@ def run_tests(source: str, post: Post, halted: Halted = never_halted) -> str:
         result["message"] = "the test run itself failed, so Python was restarted: run the tests again. " + result["message"]
     failed = result["status"] == "graded" and report.passed < len(result["tests"])
     halted = guard.halted() or guard.out_of_memory
+    diagnosing = time.perf_counter()
     result["diagnosis"] = diagnosis(source, result["tests"], post) if failed and not halted else None
+    diagnosed = time.perf_counter()
     result["advice"] = advice(source, result, guard)
     if result["advice"] and result["diagnosis"] and result["diagnosis"]["kind"] in ("no_answer", "model", "models"):
         # The advice names the mistake (a missing return, input()): not a rule of the statement.
         if result["diagnosis"]["kind"] == "no_answer" or guard.all_returned and set(guard.all_returned) == {"None"}:
             result["diagnosis"] = None
     result["restart"] = guard.out_of_memory or broken
-    return json.dumps(result)
+    text = json.dumps(result)
+    post("phases", json.dumps(phases(progress.times, started, pytest_ended, diagnosing, diagnosed)))
+    return text
+
+
+def phases(times: dict[str, float], started: float, pytest_ended: float, diagnosing: float, diagnosed: float) -> dict:
+    """Seconds each part of a run took inside Python, for the page's timings and the benchmark."""
+    ended = time.perf_counter()
+    configured = times.get("configured", started)
+    collected = times.get("collected", configured)
+    tested = times.get("tested", collected)
+    return {
+        "configure": configured - started,  # pytest's arguments, plugins, conftest
+        "collect": collected - configured,
+        "tests": tested - collected,
+        "session_end": pytest_ended - tested,  # pytest's teardown and summary
+        "diagnosis": diagnosed - diagnosing,
+        "report": ended - pytest_ended - (diagnosed - diagnosing),  # advice, not-run rows, JSON
+    }
 
 
 def not_reached(result: dict, collected: list[dict], guard: Guard) -> None:
@@ -335,21 +385,30 @@ def warm_up() -> None:
     gc.freeze()
 
 
-def warm_up_run(halted: Halted = never_halted) -> None:
+def warm_up_run(halted: Halted = never_halted, slow: float = 0.0) -> None:
     """A run nobody sees, so the student's first run does not pay for running Python's code the first time.
 
     Restored from the build's snapshot, Python has everything imported, but this browser has yet
     to compile the WebAssembly behind most of its functions. The worker makes this run once
     Python is ready, on a function that always answers 0.0 (it passes some tests and fails the
-    rest). The page's first call interrupts it (KeyboardInterrupt) and sets what `halted` reads,
-    which ends the rest of it where the interrupt became a call's timeout; the worker starts that
-    call once this has unwound.
+    rest). Once `halted` says the page asked for something, it ends at pytest's next step (the
+    session's start, each collector, each test: pytest.exit) or at its next call (WarmUpOver,
+    which ends the current test at once). It is never ended by an interrupt: one landing in pytest's own code could leave its capture or hooks half undone
+    for the student's run. `slow` (tests only): seconds of work first that checks nothing, as
+    pytest's start and collection are on a slow machine.
     """
+    end = time.monotonic() + slow
+    while time.monotonic() < end:
+        pass
+    source = f"def {EXERCISE.function}(*args, **kwargs):\n    return 0.0\n"
     with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
-        try:
-            run_tests(f"def {EXERCISE.function}(*args, **kwargs):\n    return 0.0\n", lambda kind, data: None, halted)
-        except KeyboardInterrupt:
-            pass
+        run_tests(source, lambda kind, data: None, halted, warm_up=True)
+
+
+def settle() -> None:
+    """Nothing: a call the worker makes before each of its calls, where a stale interrupt is raised."""
+    for _ in range(2):  # a backward jump: CPython raises a signal it has taken in but not yet raised
+        pass
 
 
 def try_it(source: str, args_json: str, kwargs_json: str) -> str:

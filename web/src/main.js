@@ -165,10 +165,12 @@ async function runTests() {
         renderRunning($("summary"), $("results"), progress, python);
       });
       lastReport = report;
+      const rendering = performance.now();
       // A file that could not load: the advice says why, once; the summary does not repeat it.
       const shown = report.status === "error" && report.advice && report.advice.length ? { ...report, message: "" } : report;
       renderReport(shown, { summary: $("summary"), results: $("results"), diagnosis: $("diagnosis"), data, returned, editor });
       renderAdvice(report.advice);
+      if (python.lastRun) python.lastRun.render = (performance.now() - rendering) / 1000;
       announce(
         [$("summary").textContent, ...(report.advice || []), report.diagnosis ? report.diagnosis.text : ""].filter(Boolean).join(". "),
       );
@@ -237,8 +239,10 @@ window.kit = {
   tryIt: (...args) => tryPanel.tryIt(...args),
   lastReport: () => lastReport,
   restarts: () => python.restarts,
-  // Seconds from navigation to each step of Python's start: for the benchmark.
+  // Seconds from navigation to each step of Python's start, and what each part of the last run
+  // took: for the benchmark.
   timings: () => ({ ...python.timings }),
+  runTimings: () => (python.lastRun ? { ...python.lastRun } : null),
 };
 
 // ---- offline --------------------------------------------------------------------------

@@ -38,7 +38,6 @@ export class PythonWorker {
     this.interrupt = shared ? new Uint8Array(shared, 0, 1) : null;
     this.haltFlag = shared ? new Uint8Array(shared, 4, 1) : null;
     this.waiting = shared ? new Uint8Array(shared, 5, 1) : null;
-    this.warming = true; // until the worker's "warmed": a call interrupts the warm-up run
     this.pending = new Map();
     const early = self.kitEarlyWorker;
     self.kitEarlyWorker = null;
@@ -83,7 +82,6 @@ export class PythonWorker {
       this.readyResolve(message.seconds);
       if (this.state !== "busy") this.setState("ready", { seconds: message.seconds, interruptible: Boolean(this.interrupt) });
     } else if (message.type === "warmed") {
-      this.warming = false;
       this.timings = { ...this.timings, warm: (message.at - performance.timeOrigin) / 1000 };
     } else if (message.type === "failed") this.fail(`Python could not start: ${message.message}`);
     else {
@@ -92,7 +90,10 @@ export class PythonWorker {
       if (message.type === "event") call.onEvent(message.kind, message.data);
       else {
         this.pending.delete(message.id);
-        if (message.type === "done") call.resolve(message.result);
+        if (message.type === "done") {
+          this.lastCall = { ...message.times, sent: call.sent, done: performance.timeOrigin + performance.now() };
+          call.resolve(message.result);
+        }
         else call.reject(Object.assign(new Error(message.message), { python: true }));
       }
     }
@@ -101,16 +102,11 @@ export class PythonWorker {
   call(message, onEvent = () => {}) {
     const id = this.nextId++;
     if (this.haltFlag) this.haltFlag[0] = 0;
-    // Before "warmed", the call interrupts the warm-up run (the byte at 5 ends what is left of it,
-    // where the interrupt became a call's timeout). Only the worker clears the interrupt byte,
-    // once the warm-up has unwound and before it starts the call: cleared here, an interrupt
-    // meant for the warm-up could land in the call.
-    if (this.warming && this.interrupt) {
-      this.waiting[0] = 1;
-      this.interrupt[0] = 2;
-    }
+    // The worker's warm-up run, if still going, ends at its next call. The worker, not the page,
+    // clears the interrupt byte, just before it starts this call.
+    if (this.waiting) this.waiting[0] = 1;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, onEvent });
+      this.pending.set(id, { resolve, reject, onEvent, sent: performance.timeOrigin + performance.now() });
       this.worker.postMessage({ ...message, id });
     });
   }
@@ -196,10 +192,19 @@ export class PythonWorker {
         dog.arm(); // the probes of a failing run, under the same limit
       } else if (kind === "probed") {
         dog.clear();
+      } else if (kind === "phases") {
+        phases = data;
+        return;
+      } else if (kind === "begun") {
+        if (!budget) startBudget();
+        return;
       }
       if (!ended) onEvent(kind, data); // after Stop, the page shows the stopped report, not what Python still sends
     };
     let ended = false;
+    let phases = null;
+    let budget = null;
+    this.lastCall = null;
     const call = this.call({ type: "run", code }, events);
     call.catch(() => {});
     let endEarly = null;
@@ -235,14 +240,18 @@ export class PythonWorker {
         );
       });
     };
-    const budget = setTimeout(
-      () => this.halt && this.halt(HALT_BUDGET, `the whole run used up its budget of ${this.budgetMs / 1000} s`),
-      this.budgetMs,
-    );
-    // Collection is the kit's own code, and the first run may wait for Python's warm-up: the
-    // whole run's budget covers that; each test's own limit starts with the test.
+    // The budget starts when the worker begins the run ("begun"), not while the run waits for the
+    // warm-up to unwind; collection is the kit's own code, under the budget; each test's own limit
+    // starts with the test.
+    const startBudget = () => {
+      budget = setTimeout(
+        () => this.halt && this.halt(HALT_BUDGET, `the whole run used up its budget of ${this.budgetMs / 1000} s`),
+        this.budgetMs,
+      );
+    };
     try {
       const result = await Promise.race([call, dog.killed, early]);
+      this.lastRun = this.runTimings(phases);
       if (result && result.restart) {
         // Out of memory: this Python may be broken inside, so the next run gets a fresh one.
         this.restart();
@@ -265,6 +274,22 @@ export class PythonWorker {
       dog.clear();
       if (this.state === "busy") this.setState("ready", { seconds: 0, interruptible: Boolean(this.interrupt) });
     }
+  }
+
+  /** Seconds each part of the last run took: the round trip to the worker and Python's phases. */
+  runTimings(phases) {
+    const t = this.lastCall;
+    if (!t) return null;
+    const python = (t.ended - t.begun) / 1000;
+    const inside = phases ? Object.values(phases).reduce((a, b) => a + b, 0) : python;
+    return {
+      begunAt: (t.begun - performance.timeOrigin) / 1000, // from the navigation, as timings() are
+      waited: (t.begun - t.sent) / 1000, // the message's way in, and a warm-up still unwinding
+      python,
+      ...(phases || {}),
+      bridge: python - inside, // the worker's calls into Python and JSON.parse of the report
+      back: (t.done - t.ended) / 1000, // the report's way back to the page
+    };
   }
 
   /** A report of a run that ended before Python could send its own. */

@@ -3,16 +3,18 @@
 //                   {type: "try", id, code, args, kwargs}
 //   worker -> page: {type: "progress", step, fraction}, {type: "ready", seconds},
 //                   {type: "warmed", at}, {type: "failed", message}, {type: "event", id, kind, data},
-//                   {type: "done", id, result}, {type: "error", id, message}
+//                   {type: "done", id, result, times}, {type: "error", id, message}
+// `times` are when the worker got the call, began it (after the warm-up) and ended it.
 // `shared` (a SharedArrayBuffer, on a cross-origin isolated page) holds the interrupt byte at
 // 0, which Pyodide reads between bytecodes, at 4 why the page wants the run to end now, and at 5
 // whether the page has sent a call while the warm-up ran.
 //
 // The warm-up: restored from the snapshot, Python runs the tests once, unseen, right after
-// "ready", so the first real run finds the WebAssembly behind them compiled. A run never overlaps
-// it: the page interrupts it when it sends a call before "warmed", and the worker starts that
-// call only once the warm-up has unwound, with the interrupt byte cleared first (only the worker
-// clears it, so an interrupt meant for the warm-up never lands in the student's run).
+// "ready", so the first real run finds the WebAssembly behind them compiled. A call never overlaps
+// it: the page sets the byte at 5 when it sends one, the warm-up ends at its next call into the
+// function it tests (never by an interrupt, which could land anywhere in pytest and leave it half
+// torn down), and the worker starts the call once it has unwound, saying so ("begun") for the
+// page's timers. Only the worker clears the interrupt byte, just before each call.
 import { loadPyodide } from "./pyodide/pyodide.mjs";
 import { SNAPSHOT, bootPython, gunzipped } from "./boot.js";
 
@@ -22,7 +24,7 @@ let session = null;
 let halt = null;
 let interrupt = null;
 let waiting = null;
-let slowWarmUp = 0; // tests only: seconds of Python busy before the warm-up, to widen the race window
+let slowWarmUp = 0; // tests only: seconds the warm-up works first without looking at the page
 let initialized = null;
 const init = new Promise((resolve) => (initialized = resolve));
 // Python starts at once; the page sends its shared memory whenever it is ready to.
@@ -69,22 +71,14 @@ async function boot() {
   }
 }
 
-/** The run nobody sees (see the top); an interrupt from the page ends it at once. */
+/** The run nobody sees (see the top): it ends at its next call once the page asks for anything. */
 async function warmUp(pyodide) {
   if (!pyodide) return;
   await init;
-  // Started the long way, collecting the tests (short) must finish: no interrupt buffer yet.
+  // Started the long way, the tests are collected once (short); restored, they are run once.
   if (!pyodide.timings.snapshot) session.warm_up();
-  // Without the shared memory nothing could interrupt the run, and a run clicked now would wait.
-  else if (interrupt) {
-    pyodide.setInterruptBuffer(interrupt);
-    try {
-      if (slowWarmUp) pyodide.runPython(`import time\nend = time.monotonic() + ${slowWarmUp}\nwhile time.monotonic() < end: pass`);
-      session.warm_up_run(() => (waiting[0] ? "the page asked for a run" : ""));
-    } catch {
-      // Interrupted by the page's first call: that call starts now.
-    }
-  }
+  else if (waiting) session.warm_up_run(() => (waiting[0] ? "the page asked for a run" : ""), slowWarmUp);
+  // Without the shared memory there is no warm-up run: nothing could end it early.
   if (interrupt) pyodide.setInterruptBuffer(interrupt);
   postMessage({ type: "warmed", at: performance.timeOrigin + performance.now() });
 }
@@ -92,10 +86,20 @@ async function warmUp(pyodide) {
 self.addEventListener("message", async (event) => {
   const message = event.data;
   if (message.type === "init") return;
+  const now = () => performance.timeOrigin + performance.now(); // absolute, so the page can compare
+  const received = now();
   await warming;
   if (!session) return;
-  // The page may have interrupted the warm-up just as it ended: that must not reach this call.
+  // An interrupt meant for an earlier call (a timeout or Stop as it ended) must not reach this one:
+  // cleared here, and raised now if CPython had already taken it in.
   if (interrupt) interrupt[0] = 0;
+  try {
+    session.settle();
+  } catch {
+    // the stale interrupt, raised and dropped
+  }
+  const begun = now();
+  if (message.type === "run") postMessage({ type: "event", id: message.id, kind: "begun", data: {} });
   try {
     let result;
     if (message.type === "run") {
@@ -106,7 +110,7 @@ self.addEventListener("message", async (event) => {
     } else {
       throw new Error(`unknown message ${message.type}`);
     }
-    postMessage({ type: "done", id: message.id, result });
+    postMessage({ type: "done", id: message.id, result, times: { received, begun, ended: now() } });
   } catch (error) {
     // Python itself failed (out of memory inside pytest, a fatal error): the page restarts it.
     postMessage({ type: "error", id: message.id, message: String(error && error.message ? error.message : error) });

@@ -13,9 +13,9 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from grader.cli.grade import _positive_float
 from grader.core import exercise, runner
 from grader.core.safe_text import clean, for_terminal
-from grader.judging.grade import _positive_float
 from grader.reports.terminal import render_report
 
 
@@ -96,8 +96,8 @@ def _sandbox_factory(path: Path | None, prepared, ex: exercise.Exercise, budget:
 
 # Each of these modules has `register(commands)`, which adds its subcommand to the parser.
 SUBCOMMAND_MODULES: tuple[str, ...] = (
-    "grader.judging.grade",
-    "grader.judging.merge",
+    "grader.cli.grade",
+    "grader.cli.merge",
     "grader.cli.autograder",
     "grader.cli.explain",
     "grader.cli.web_build",

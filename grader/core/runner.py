@@ -234,26 +234,45 @@ def run(
 
     `plugins` are extra pytest plugins, e.g. the page's, which reports each test as it starts.
     """
+    started = time.perf_counter()
+    done = session(factory, [str(tests_dir or hidden_tests_dir())], tiers, plugins=plugins, quiet=quiet)
+    return Report(name, done.status, done.message, done.results, time.perf_counter() - started)
+
+
+@dataclass
+class Session:
+    """What one pytest run over the hidden tests gave: each test's verdict, and whether the run itself worked."""
+
+    results: list[TestResult]
+    status: str  # graded | error
+    message: str
+
+
+def session(
+    factory: Callable[[], Submission],
+    targets: list[str],
+    tiers: tuple[str, ...] | None = None,
+    plugins: tuple[object, ...] | list[object] = (),
+    options: tuple[str, ...] | list[str] = (),
+    quiet: bool = True,
+    stopped: Callable[[], bool] = lambda: False,
+) -> Session:
+    """The one pytest run of the kit: `check`, the page, `grade`'s partial runs and the catalogue all come here.
+
+    `targets` are the hidden tests' folder or node ids, `options` more pytest options, and
+    `stopped()` says a plugin ended the session on purpose (an interrupted session is then not
+    a failure of the run).
+    """
     ex = exercise.load()
     replay.ensure(run)  # the property tests' recorded examples, made once per kit version where the reference is
     tiers = tiers or tuple(ex.tiers)
     collector = Collector({t: ex.tiers[t].points for t in ex.tiers})
     provider = SubmissionProvider(factory)
-    args = [
-        str(tests_dir or hidden_tests_dir()),
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "--tiers",
-        ",".join(tiers),
-        "-o",
-        "console_output_style=classic",
-    ]
+    args = [*targets, "-q", "-p", "no:cacheprovider", "--tiers", ",".join(tiers), "-o", "console_output_style=classic"]
     # Verdicts come from the exceptions, not pytest's report text: a native traceback spares
     # parsing the source of every frame of every failure (a failing submission ran 3x slower),
     # and unraisableexception runs full garbage collections each session.
-    args += ["--tb=native", "-p", "no:unraisableexception", "-p", "no:threadexception"]
-    started = time.perf_counter()
+    args += ["--tb=native", "-p", "no:unraisableexception", "-p", "no:threadexception", *options]
     sink = io.StringIO()
     all_plugins = [collector, _ProviderPlugin(provider), *plugins]
     # The hidden tests' conftest loads the `kit` hypothesis profile; the caller keeps its own.
@@ -266,12 +285,14 @@ def run(
             code = pytest.main(args, plugins=all_plugins)
     finally:
         hypothesis.settings.load_profile(profile)
-    report = Report(name, "graded", "", collector.results, time.perf_counter() - started)
+    if code == pytest.ExitCode.INTERRUPTED and stopped():
+        code = pytest.ExitCode.TESTS_FAILED
+    done = Session(collector.results, "graded", "")
     if provider.load_error is not None:
-        report.status, report.message = "error", f"could not load the submission: {provider.load_error}"
+        done.status, done.message = "error", f"{LOAD_PREFIX}{provider.load_error}"
     elif code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
-        report.status, report.message = "error", f"the test run itself failed (pytest exit {int(code)}): {sink.getvalue()[-400:]}"
-    return report
+        done.status, done.message = "error", f"the test run itself failed (pytest exit {int(code)}): {sink.getvalue()[-400:]}"
+    return done
 
 
 PROVIDER_KEY = pytest.StashKey[SubmissionProvider]()

@@ -1,33 +1,22 @@
-"""Runs all or some of the hidden tests through pytest, in this process, and collects verdicts.
+"""Runs all or some of the hidden tests through the kit's one pytest run (`runner.session`).
 
-Like `runner.run`, plus what class grading needs: naming the tests to run, and learning
-each test's node id so later runs can name it.
+What class grading adds: naming the tests to run, ending a run whose budget is spent, and
+learning each test's node id so later runs can name it.
 """
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable
-from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 
 import pytest
 
-from grader.core import exercise, replay, runner
+from grader.core import replay, runner
 from grader.core.submission import LoadError, Submission
 
-# Verdicts come from the exceptions themselves, never from pytest's report text: a native
-# traceback spares pytest parsing the source of every frame of every failure, and the
-# plugins below add nothing to a run whose output nobody reads (unraisableexception alone
-# runs several full garbage collections per session).
+# Beyond what every run of the kit turns off (runner.session), class grading turns off the
+# plugins that add nothing to a run whose pytest output nobody reads.
 FAST = [
-    "--tb=native",
-    "-p",
-    "no:cacheprovider",
-    "-p",
-    "no:unraisableexception",
-    "-p",
-    "no:threadexception",
     "-p",
     "no:faulthandler",
     "-p",
@@ -90,26 +79,11 @@ def run_tests(
     `stop`, if given, is asked after each test: a reason ends the run there, and the tests
     not run are left out of the outcome (the caller reports them as not run, with the reason).
     """
-    ex = exercise.load()
-    replay.ensure(runner.run)
-    collector = runner.Collector({t: ex.tiers[t].points for t in ex.tiers})
-    provider = runner.SubmissionProvider(factory)
     ids = _NodeIds()
     stopper = _StopWhen(stop or (lambda: None))
     targets = nodeids if nodeids else [str(runner.hidden_tests_dir())]
-    args = [*targets, "-q", "--tiers", ",".join(ex.tiers), "-o", "console_output_style=classic", *FAST]
-    sink = io.StringIO()
-    with redirect_stdout(sink), redirect_stderr(sink):
-        code = pytest.main(args, plugins=[collector, runner._ProviderPlugin(provider), ids, stopper])
-    outcome = Outcome(collector.results, "graded", "")
-    if stopper.stopped and code == pytest.ExitCode.INTERRUPTED:
-        code = pytest.ExitCode.TESTS_FAILED
-    if provider.load_error is not None:
-        outcome.status, outcome.message = "error", f"could not load the submission: {provider.load_error}"
-    elif code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
-        outcome.status = "error"
-        outcome.message = f"the test run itself failed (pytest exit {int(code)}): {sink.getvalue()[-400:]}"
-    return outcome, ids.ids
+    done = runner.session(factory, targets, plugins=[ids, stopper], options=FAST, stopped=lambda: bool(stopper.stopped))
+    return Outcome(done.results, done.status, done.message), ids.ids
 
 
 @dataclass

@@ -1,0 +1,280 @@
+"""`meteor-kit grade`: the command line of class grading (grader.judging.grade does the grading)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+from grader.core import exercise
+from grader.core.safe_text import for_terminal
+from grader.judging import passback, resume
+from grader.judging.archive import ArchiveError, is_zip, unpacked
+from grader.judging.discovery import Spec, UsageError, prepare
+from grader.judging.grade import Interrupted, Settings, grade_all, helper_note, who
+from grader.judging.intake import discover_all
+from grader.judging.lms import LAYOUTS
+from grader.judging.shard import in_shard, parse_shard
+from grader.reports.files import write_outputs
+from grader.reports.progress import Progress, summary
+from grader.sandbox.host import ISOLATION_NOTES, enter_mode, unhide
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    ex = exercise.load()
+    parser = commands.add_parser(
+        "grade",
+        help="grade a class: every submission sandboxed, several at a time",
+        description="Grade every SUBMISSION (a .py file, an .ipynb notebook, or a directory of them) "
+        "and write results.json, grades.csv and Gradescope results into --out.",
+    )
+    parser.add_argument("submissions", nargs="+", metavar="SUBMISSION")
+    parser.add_argument(
+        "--from",
+        dest="layout",
+        choices=LAYOUTS,
+        help="the download's layout, when its detection is wrong (default: recognised from its names)",
+    )
+    parser.add_argument("--out", required=True, type=Path, help="directory for the output files")
+    parser.add_argument(
+        "--jobs",
+        type=_positive_int,
+        default=os.cpu_count() or 1,
+        help="submissions graded in parallel (default: the number of cores)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_positive_float,
+        default=ex.call_timeout,
+        help=f"seconds for one call into a submission (default {ex.call_timeout:g})",
+    )
+    parser.add_argument(
+        "--budget",
+        type=_positive_float,
+        default=ex.budget,
+        help=f"seconds of wall time for one submission in all (default {ex.budget:g})",
+    )
+    parser.add_argument(
+        "--no-memo",
+        dest="memo",
+        action="store_false",
+        help="run the tests in full for every submission, even one that behaves like an earlier one",
+    )
+    parser.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="where no isolation works (not root, no usable bubblewrap), run the submissions "
+        "anyway, NOT isolated; every output then says so",
+    )
+    parser.add_argument(
+        "--shard",
+        type=parse_shard,
+        metavar="K/N",
+        help="grade only the Kth of N parts of the class (by a digest of each name); "
+        "`meteor-kit merge` puts the parts' --out folders together",
+    )
+    parser.add_argument(
+        "--fresh", action="store_true", help="grade every submission again, even those unchanged since the last run into --out"
+    )
+    passback.add_options(parser)
+    parser.add_argument(
+        "--exercise", metavar="DIR", help="the exercise folder (problem/, solutions/, hidden_tests/); default: the kit's own"
+    )
+    parser.set_defaults(func=cmd_grade)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError("must be a positive number of seconds")
+    return value
+
+
+def _check_out(out: Path, paths: list[str]) -> None:
+    """Refuse an --out that a later run would grade, or whose replaced folders hold submissions."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} exists and is not a directory")
+    target = out.resolve()
+    for text in paths:
+        path = Path(text).resolve()
+        if Path(text).is_dir() and (path == target or path in target.parents):
+            raise UsageError(
+                f"--out {out} is inside the class folder {text}: a later run would grade "
+                "its own output as students; choose an --out outside it"
+            )
+        for replaced in ("gradescope", "report"):  # each run replaces these folders whole
+            if path == target / replaced or target / replaced in path.parents:
+                raise UsageError(f"{text} is inside {out / replaced}, which every run replaces; move it out of --out")
+
+
+def _similar(results: list[dict]) -> tuple[list[dict] | None, str]:
+    """Pairs of submissions with identical or near-identical code (None: the check could not run)."""
+    try:
+        from grader.judging.similarity import MAX_PAIRS, similar_pairs
+    except ImportError as exc:
+        print(f"warning: similar code not checked ({exc})", file=sys.stderr)
+        return None, f"not checked: {exc}"
+    print(f"checking {len(results)} submission(s) for similar code...", file=sys.stderr, flush=True)
+    pairs = similar_pairs(results)
+    if len(pairs) > MAX_PAIRS:
+        return pairs[:MAX_PAIRS], f"{len(pairs)} pairs in all; the {MAX_PAIRS} with the most overlap are listed."
+    return pairs, ""
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    fake = next(
+        (text for text in args.submissions if text.lower().endswith(".zip") and os.path.isfile(text) and not is_zip(text)), None
+    )
+    if fake is not None:
+        print(
+            for_terminal(
+                f"meteor-kit grade: {fake} is not a zip archive (it does not start as one); download it again", one_line=True
+            ),
+            file=sys.stderr,
+        )
+        return 2
+    zips = [text for text in args.submissions if is_zip(text)]
+    if len(zips) > 1 or zips and len(args.submissions) > 1:
+        print("meteor-kit grade: give a zip alone on the command line (one download at a time)", file=sys.stderr)
+        return 2
+    if not zips:
+        return _cmd_grade(args, {})
+    # A scheduler's SIGTERM (a time limit) ends the run as Ctrl+C does, so the unpacked zip is removed too.
+    previous = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        with unpacked(zips[0]) as download:
+            return _cmd_grade(args, {zips[0]: (download.root, download.skipped)})
+    except ArchiveError as exc:
+        print(for_terminal(f"meteor-kit grade: {zips[0]}: {exc}", one_line=True), file=sys.stderr)
+        return 2
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _terminated(*_: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _cmd_grade(args: argparse.Namespace, downloads: dict[str, tuple[str, list]]) -> int:
+    try:
+        _check_out(args.out, args.submissions)
+        args.passback = passback.load(args)  # before grading: a typo in either file must not cost the run
+        ex = exercise.load()
+        specs = discover_all(
+            args.submissions,
+            args.layout,
+            lambda line: print(for_terminal(line, one_line=True), file=sys.stderr),
+            ex.function,
+            ex.submission_file,
+            downloads,
+        )
+        if args.shard:
+            specs = [spec for spec in specs if in_shard(spec.name, args.shard)]
+    except UsageError as exc:
+        print(for_terminal(f"meteor-kit grade: {exc}"), file=sys.stderr)
+        return 2
+    hidden = [*map(Path, args.submissions), *(Path(root) for root, _ in downloads.values()), args.out]
+    mode = enter_mode("meteor-kit grade", args.no_sandbox, hidden, create=(args.out,))
+    if mode is None:
+        return 2
+    try:
+        return _grade_and_write(args, specs, mode)
+    finally:
+        unhide()
+
+
+def _grade_and_write(args: argparse.Namespace, specs: list[Spec], mode: str) -> int:
+    settings = Settings(args.timeout, args.budget, args.memo)
+    started = time.monotonic()
+    # A result from the last run into --out is kept when the code, the settings and the kit are the same.
+    earlier = {} if args.fresh else resume.previous(args.out)
+    # Helper modules change what a submission does: they are part of its key.
+    keys = [
+        resume.key(
+            p.source,
+            p.problem,
+            {"timeout": settings.timeout, "budget": settings.budget, **({"modules": p.modules} if p.modules else {})},
+        )
+        for p in map(prepare, specs)
+    ]
+    todo = [i for i, k in enumerate(keys) if k not in earlier]
+    if len(todo) < len(specs):
+        print(
+            f"{len(specs) - len(todo)} submission(s) unchanged since the last run into {args.out}: their results are kept "
+            "(--fresh grades every one)",
+            file=sys.stderr,
+        )
+    progress = Progress(len(todo), sys.stderr)
+    try:
+        graded, interrupted = grade_all([specs[i] for i in todo], settings, args.jobs, progress), False
+    except Interrupted as stop:
+        graded, interrupted = stop.results, True
+    except KeyboardInterrupt:  # before the first worker started
+        progress.finish()
+        print("meteor-kit grade: interrupted before any submission was graded; nothing was written", file=sys.stderr)
+        return 130
+    progress.finish()
+    fresh = dict(zip(todo, graded))
+    results = [
+        {**fresh[i], "key": k, "reused": False}
+        if i in fresh
+        else {**earlier[k], "submission": spec.name, **who(spec, helper_note(earlier[k], spec)), "reused": True}
+        for i, (spec, k) in enumerate(zip(specs, keys))
+    ]
+    similar, note, cut = None, "", False
+    try:
+        similar, note = _similar(results)
+    except KeyboardInterrupt:
+        cut, note = True, "the check for similar code was interrupted"
+    elapsed = time.monotonic() - started
+    document = {
+        "exercise": exercise.load().id,
+        "isolation": mode,
+        "isolation_note": ISOLATION_NOTES[mode],
+        "settings": {"timeout": settings.timeout, "budget": settings.budget, "jobs": args.jobs},
+        "duration": round(elapsed, 3),
+        "interrupted": interrupted or cut,
+        "shard": list(args.shard) if args.shard else None,
+        "similar": similar,
+        "similar_note": note,
+        "submissions": results,
+    }
+    # Writing takes a second or two: a Ctrl+C now would leave files from two different runs.
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        done = passback.apply(document, args.passback)
+        passback.write(args.out, document, args.passback, done)
+        write_outputs(args.out, document)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if cut and not interrupted:
+        print(f"meteor-kit grade: interrupted; every submission graded, {note}; written to {args.out}/", file=sys.stderr)
+        return 130
+    if interrupted:
+        left = sum(r["status"] == "not_graded" for r in results)
+        print(
+            f"meteor-kit grade: interrupted; {len(results) - left} of {len(results)} graded, written to "
+            f"{args.out}/ with the other {left} marked not_graded",
+            file=sys.stderr,
+        )
+        return 130
+    print(summary(results, elapsed, args.out, similar, mode))
+    for line in passback.summary(document, done):
+        print(line)
+    return 0

@@ -1,0 +1,50 @@
+"""`meteor-kit merge`: the command line that joins the shards of one class (grader.judging.merge joins them)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from grader.judging import passback
+from grader.judging.merge import MergeError, merge
+from grader.reports.files import write_outputs
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    from grader.cli.grade import UsageError, _check_out, _similar
+
+    parts = []
+    try:
+        for folder in args.parts:
+            try:
+                parts.append(json.loads((Path(folder) / "results.json").read_text(encoding="utf-8")))
+            except (OSError, ValueError) as exc:
+                raise MergeError(f"cannot read {folder}/results.json: {exc}") from None
+        _check_out(args.out, [])
+        extras = passback.load(args)
+        document = merge(parts)
+    except (MergeError, UsageError) as exc:
+        print(f"meteor-kit merge: {exc}", file=sys.stderr)
+        return 2
+    document["similar"], document["similar_note"] = _similar(document["submissions"])
+    done = passback.apply(document, extras)
+    passback.write(args.out, document, extras, done)
+    write_outputs(args.out, document)
+    print(f"merged {len(parts)} part(s): {len(document['submissions'])} submission(s), written to {args.out}/")
+    for line in passback.summary(document, done):
+        print(line)
+    return 0
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "merge",
+        help="put the outputs of `grade --shard K/N` runs together",
+        description="Merge the --out folders of several `meteor-kit grade --shard K/N` runs into the files one run writes.",
+    )
+    parser.add_argument("parts", nargs="+", metavar="OUT", help="the --out folder of one shard")
+    parser.add_argument("--out", required=True, type=Path, help="directory for the merged output files")
+    passback.add_options(parser)
+    parser.set_defaults(func=cmd_merge)

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from grader.judging.discovery import discover
 from grader.judging.grade import Grader, Settings
-from grader.judging.partial_run import catalogue, freeze_hypothesis_constants
+from grader.judging.partial_run import catalogue, prepare_before_fork
 
 CATALOGUE = ROOT / "tests" / "catalogue"
 # (METEOR_REPLAY, METEOR_COUNTEREXAMPLE): before, replay, and replay with the smallest drawn counterexample.
@@ -67,7 +67,7 @@ def main() -> None:
     parser.add_argument("--profile", choices=("passing", "failing"), help="print a cProfile of that kind, replay off and on")
     parser.add_argument("--only", help="only submissions whose file name contains this")
     args = parser.parse_args()
-    freeze_hypothesis_constants()
+    prepare_before_fork()
     tests = catalogue()
     settings = Settings(timeout=1.0, budget=5.0)
     reference = discover([str(ROOT / "solutions" / "reference.py")])[0]

@@ -6,7 +6,7 @@ import pytest
 from conftest import KIT_ROOT
 
 from grader.judging.grade import Deferred, Grader, Settings, Spec, _Explorers, grade_all
-from grader.judging.partial_run import catalogue, freeze_hypothesis_constants
+from grader.judging.partial_run import catalogue, prepare_before_fork
 
 CATALOGUE = KIT_ROOT / "tests" / "catalogue"
 SETTINGS = Settings(timeout=2.0, budget=60.0)
@@ -14,7 +14,7 @@ SETTINGS = Settings(timeout=2.0, budget=60.0)
 
 @pytest.fixture(scope="module")
 def tests():
-    freeze_hypothesis_constants()
+    prepare_before_fork()
     return catalogue()
 
 

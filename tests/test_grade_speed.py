@@ -18,7 +18,7 @@ from grader.judging import diagnose
 from grader.judging.discovery import read_source
 from grader.judging.grade import Grader, Settings, Spec
 from grader.judging.memo import Call, Memo, Profile, Trace
-from grader.judging.partial_run import catalogue, freeze_hypothesis_constants
+from grader.judging.partial_run import catalogue, prepare_before_fork
 from grader.sandbox.host import Answer, SandboxedSubmission
 
 CATALOGUE = KIT_ROOT / "tests" / "catalogue"
@@ -27,7 +27,7 @@ HANGS = "def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n
 
 @pytest.fixture(scope="module")
 def tests():
-    freeze_hypothesis_constants()
+    prepare_before_fork()
     return catalogue()
 
 

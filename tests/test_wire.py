@@ -174,9 +174,9 @@ def test_a_submission_that_stops_reading_its_requests_cannot_block_the_grader():
 def test_grading_a_submission_that_stops_reading_ends_within_its_budget(tmp_path):
     """The memo sends a whole remembered run as one batch: the grader must not block on it."""
     from grader.judging.grade import Grader, Settings, Spec
-    from grader.judging.partial_run import catalogue, freeze_hypothesis_constants
+    from grader.judging.partial_run import catalogue, prepare_before_fork
 
-    freeze_hypothesis_constants()
+    prepare_before_fork()
     reference = (KIT_ROOT / "solutions" / "reference.py").read_text()
     (tmp_path / "a.py").write_text(reference)
     (tmp_path / "b.py").write_text(
@@ -226,9 +226,9 @@ PEAK = """
 import json, resource, sys
 from pathlib import Path
 from grader.judging.grade import Grader, Settings, Spec
-from grader.judging.partial_run import catalogue, freeze_hypothesis_constants
+from grader.judging.partial_run import catalogue, prepare_before_fork
 
-freeze_hypothesis_constants()
+prepare_before_fork()
 grader = Grader(Settings(timeout=2.0, budget=60.0), catalogue())
 peaks = {}
 for name in sys.argv[1:]:

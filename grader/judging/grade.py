@@ -23,7 +23,7 @@ from grader.core.safe_text import clean, path_text
 from grader.core.submission import SUBMISSION_FILENAME, LoadError
 from grader.judging.discovery import SOURCE_LIMIT, Prepared, Spec, UsageError, discover, prepare  # noqa: F401 - discover: cli/autograder.py
 from grader.judging.memo import Memo, Profile, Recorder, Trace, Walk, confirm, full_run
-from grader.judging.partial_run import Catalogue, catalogue, freeze_hypothesis_constants, run_tests
+from grader.judging.partial_run import Catalogue, catalogue, prepare_before_fork, run_tests
 from grader.reports.progress import Progress
 from grader.sandbox.host import Jail, SandboxedSubmission
 
@@ -202,14 +202,12 @@ class Grader:
 
 
 def _diagnosis(sandbox: SandboxedSubmission, result: dict) -> dict | None:
-    """What misconception explains the failures, from the diagnosis module where it exists."""
+    """What misconception explains the failures (None when nothing failed)."""
     if result["status"] != "graded" or result["passed"] == len(result["tests"]):
         return None
-    try:
-        from grader.judging.diagnose import diagnose_submission
-    except ImportError:
-        return None
     import dataclasses
+
+    from grader.judging.diagnose import diagnose_submission
 
     try:
         # A fresh child, as `check` probes it: what the tests asked before cannot change the diagnosis.
@@ -388,7 +386,7 @@ class _Explorers:
 
 
 def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progress | None = None) -> list[dict]:
-    freeze_hypothesis_constants()
+    prepare_before_fork()
     tests = catalogue()
     template = tests.template
     context = multiprocessing.get_context("fork")

@@ -109,24 +109,17 @@ def catalogue() -> Catalogue:
     return Catalogue([{**vars(t), "message": ""} for t in tests], ids)
 
 
-def freeze_hypothesis_constants() -> None:
-    """Make the tests' generated inputs a function of the answers alone, in this process.
+def prepare_before_fork() -> None:
+    """Do once, before the workers fork, what every run of every worker needs the same.
 
-    Hypothesis mixes into its inputs the literal constants of every "local" module loaded so
-    far, so a module imported between two runs (the diagnosis, say) changes what a later run
-    generates. Class grading remembers verdicts by answers, so it turns them off, as the
-    tests' plugin and the page do (runner.no_local_constants), after importing all it needs.
+    The inputs hypothesis draws must be a function of the answers alone: it mixes in the literal
+    constants of every "local" module loaded so far, so a module imported between two runs (the
+    diagnosis, say) would change what a later run generates. They are turned off, as the tests'
+    plugin and the page do (runner.no_local_constants). The diagnosis's table and the property
+    tests' recorded examples are made here too, once, not once per worker.
     """
-    for module in ("grader.judging.diagnose", "grader.reports.class_report", "grader.judging.memo", "grader.reports.gradescope"):
-        try:
-            __import__(module)
-        except ImportError:
-            pass
-    try:
-        from grader.judging import diagnose
+    from grader.judging import diagnose
 
-        diagnose._table()  # built once here, before workers fork, not once per worker
-    except (ImportError, AttributeError):
-        pass
+    diagnose._table()  # built once here, before workers fork, not once per worker
     runner.no_local_constants()
     replay.ensure(runner.run)  # likewise the property tests' recorded examples

@@ -142,8 +142,6 @@ def results_json(document: dict) -> str:
 
 def _write_report(out: Path, document: dict) -> None:
     """report.html and report/, one page per student."""
-    try:
-        from grader.reports import class_report
-    except ImportError:
-        return
+    from grader.reports import class_report
+
     class_report.write(out, document, write_atomic)

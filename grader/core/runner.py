@@ -187,7 +187,8 @@ def classify(excinfo: pytest.ExceptionInfo | None, tier: str) -> tuple[str, str]
     if isinstance(exc, WrongAnswer):
         return "fail", _join(str(exc), notes)
     if _is_flaky(exc):
-        return "fail", _join(_flaky_message(exc), notes.split(_NOT_REPRODUCED)[0].rstrip())
+        first = next(iter(getattr(exc, "exceptions", ())), None)
+        return _status_of(first), _join(_flaky_message(first), notes.split(_NOT_REPRODUCED)[0].rstrip())
     if isinstance(exc, AssertionError):
         text = str(exc).split("\nassert ")[0]
         return "fail", _join(text, notes)
@@ -203,11 +204,18 @@ def _is_flaky(exc: BaseException) -> bool:
     return any(c.__name__ == "Flaky" and c.__module__ == "hypothesis.errors" for c in type(exc).__mro__)
 
 
-def _flaky_message(exc: BaseException) -> str:
-    first = next(iter(getattr(exc, "exceptions", ())), None)
-    seen = f" The first time: {str(first).splitlines()[0]}" if first is not None and str(first) else ""
+def _status_of(first: BaseException | None) -> str:
+    """A flaky test's status is that of what went wrong the first time (a crash stays an error)."""
+    if isinstance(first, SubmissionError):
+        return first.status
+    return "fail" if first is None or isinstance(first, (WrongAnswer, AssertionError)) else "error"
+
+
+def _flaky_message(first: BaseException | None) -> str:
+    said = (first.message if isinstance(first, SubmissionError) else str(first)) if first is not None else ""
+    seen = f" The first time: {said.splitlines()[0]}" if said.strip() else ""
     return (
-        "the same input gave a different answer when it was tried again, so the result cannot be "
+        "the same input gave a different result when it was tried again, so the result cannot be "
         "trusted: does your function use randomness, the clock, or remember earlier calls?" + seen
     )
 

@@ -6,8 +6,8 @@ Grades in this process, as a grading worker does (`Grader.grade`, its jail, its 
 - passing: each correct style of the catalogue, with an empty memo (every test runs through pytest);
 - failing: each wrong solution of the catalogue, with a memo that learned the reference's run
   (the walk finds the new answers, those tests run through pytest, then the check and the diagnosis).
-Each submission is graded with property replay off (METEOR_REPLAY=0), on, and on with the smallest
-drawn counterexample (METEOR_COUNTEREXAMPLE=smallest-drawn), interleaved, so the figures come from
+Each submission is graded with property replay off (KIT_REPLAY=0), on, and on with the smallest
+drawn counterexample (KIT_COUNTEREXAMPLE=smallest-drawn), interleaved, so the figures come from
 the same minutes of this shared machine. Wall and CPU seconds of the worker's process. Writes bench/out/bench_newbehaviour.json.
 """
 
@@ -32,7 +32,7 @@ from grader.judging.grade import Grader, Settings
 from grader.judging.partial_run import catalogue, prepare_before_fork
 
 CATALOGUE = ROOT / "tests" / "catalogue"
-# (METEOR_REPLAY, METEOR_COUNTEREXAMPLE): before, replay, and replay with the smallest drawn counterexample.
+# (KIT_REPLAY, KIT_COUNTEREXAMPLE): before, replay, and replay with the smallest drawn counterexample.
 MODES = {"off": ("0", "shrunk"), "on": ("1", "shrunk"), "smallest": ("1", "smallest-drawn")}
 
 
@@ -47,7 +47,7 @@ def grade_once(
     settings: Settings, tests, learned: list, spec, mode: str, profile: cProfile.Profile | None = None
 ) -> tuple[float, float]:
     """Wall and CPU seconds of this (the worker's) process for one grade."""
-    os.environ["METEOR_REPLAY"], os.environ["METEOR_COUNTEREXAMPLE"] = MODES[mode]
+    os.environ["KIT_REPLAY"], os.environ["KIT_COUNTEREXAMPLE"] = MODES[mode]
     grader = seeded_grader(settings, tests, learned)
     try:
         started, cpu = time.perf_counter(), time.process_time()

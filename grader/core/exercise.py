@@ -55,7 +55,7 @@ class Exercise:
     browser_run_budget: float = 20.0
     root: Path = KIT_ROOT
     seam: dict[str, str] = field(default_factory=dict)  # part -> path in the exercise folder
-    counterexample: str = "shrunk"  # [hypothesis] counterexample: "shrunk" (by hypothesis) or "smallest-drawn"
+    counterexample: str = "shrunk"  # [hypothesis] counterexample: "shrunk" (as hypothesis shrinks it) or "smallest-drawn"
 
     @property
     def browser_tiers(self) -> tuple[str, ...]:

@@ -39,14 +39,14 @@ from grader.core import exercise
 
 FORMAT = 1
 # "0" turns replay off (the benchmark's "before", and a way to rule it out when in doubt).
-ENV_SWITCH = "METEOR_REPLAY"
+ENV_SWITCH = "KIT_REPLAY"
 # Where the page (or anyone) keeps a recording of its own; otherwise build/cache holds it.
-ENV_FILE = "METEOR_REPLAY_FILE"
-ENV_COUNTEREXAMPLE = "METEOR_COUNTEREXAMPLE"
+ENV_FILE = "KIT_REPLAY_FILE"
+ENV_COUNTEREXAMPLE = "KIT_COUNTEREXAMPLE"
 PASS, REJECT = "pass", "reject"
 # exercise.toml [hypothesis] counterexample: hypothesis's shrunk one, or the simplest failing recorded example.
 SHRUNK, SMALLEST_DRAWN = "shrunk", "smallest-drawn"
-# The engine's sources the recording depends on (besides the exercise's files and hypothesis).
+# The engine's sources the recording depends on (besides the exercise's files and hypothesis's version).
 ENGINE_SOURCES = ("grader/core/replay.py", "grader/core/tests_plugin.py")
 
 
@@ -418,7 +418,7 @@ def _in_test() -> Iterator[None]:
 
 
 def run_item(item: pytest.Function) -> bool | None:
-    """pytest_pyfunc_call for a recorded @given test: True once it ran (replayed or handed to hypothesis)."""
+    """pytest_pyfunc_call for a recorded @given test: True once it ran, replayed or handed over to hypothesis."""
     if not enabled():
         return None
     recording = current()
@@ -462,7 +462,7 @@ RAISED = "raised"
 
 
 def counterexample_mode() -> str:
-    """exercise.toml's choice; METEOR_COUNTEREXAMPLE overrides it, for the benchmark's side-by-side runs only."""
+    """exercise.toml's choice; KIT_COUNTEREXAMPLE overrides it, for the benchmark's side-by-side runs only."""
     return os.environ.get(ENV_COUNTEREXAMPLE) or exercise.load().counterexample
 
 

@@ -46,7 +46,7 @@ STARTER = (ROOT / "problem" / "starter.py").read_text(encoding="utf-8")
 # "pyodide" is Python loaded (restored from the snapshot, or started); "imports" and "session" are
 # the long way's steps; "warm" ends the work after "ready" (a first collection, or a restored
 # Python's warm-up run, cut short when a run is asked for).
-PHASES = ("workerStart", "pyodide", "files", "imports", "session", "warm")
+PHASES = ("workerStart", "snapshotBytes", "createModule", "moduleMade", "pyodide", "files", "imports", "session", "warm")
 TARGETS = {"ready": 3.0, "first_run": 2.0, "warm_run": 1.0}
 # The parts of one run, as the page reports them (window.kit.runTimings(); older builds report
 # none): "waited" is the call's way into the worker (and a warm-up still unwinding), "python" the
@@ -114,6 +114,8 @@ def one_round(browser, url: str, warm_runs: int, after_warm_up: bool = False) ->
         "warm_run": statistics.median(w[0] for w in warm),
         "warm_run_all_failing": failing,
         **{f"at_{name}": timings[name] for name in PHASES if timings.get(name) is not None},
+        # How long the warm-up took to give way to the first run, once asked (older builds: absent).
+        **({"warm_up_unwound": timings["warmUnwound"]} if timings.get("warmUnwound") is not None else {}),
         **parts_median([first_parts] if first_parts else [], "first"),
         **parts_median([w[2] for w in warm if w[2]], "warm"),
         **parts_median([failing_parts] if failing_parts else [], "failing"),

@@ -15,6 +15,11 @@ from grader.sandbox.host import SandboxedSubmission
 
 CATALOGUE = Path(__file__).resolve().parent / "catalogue"
 EVERY_FILE = sorted(CATALOGUE.glob("*/*.py"))
+# Each file is graded twice, sandboxed (4 minutes for all 65): by default every correct and
+# cheating file and every third wrong one, the same ones each time; `make test-full` (or
+# KIT_FULL_CATALOGUE=1) takes them all.
+SAMPLED = [p for i, p in enumerate(EVERY_FILE) if p.parent.name != "wrong" or i % 3 == 0]
+FILES = EVERY_FILE if os.environ.get("KIT_FULL_CATALOGUE") == "1" else SAMPLED
 EXERCISE = exercise.load()
 
 
@@ -46,7 +51,7 @@ def test_the_recording_holds_every_property_test_but_those_that_draw_in_their_bo
         assert sorted(e.rank for e in examples) == list(range(len(examples)))
 
 
-@pytest.mark.parametrize("path", EVERY_FILE, ids=lambda p: f"{p.parent.name}/{p.stem}")
+@pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_replay_gives_the_verdicts_and_counterexamples_hypothesis_gives(path):
     assert properties(path, replaying=True) == properties(path, replaying=False)
 

@@ -93,6 +93,7 @@ class Guard:
         self.all_returned: list[str] = []  # every call's answer in the run: all None is a missing return
         self.halted = halted
         self.warm_up = warm_up
+        self.asked: float | None = None  # when the warm-up first saw that the page asked for a run
         self.out_of_memory = False
 
     def start_test(self) -> None:
@@ -104,6 +105,7 @@ class Guard:
             raise SubmissionError("not_run", "not run: Python ran out of memory in an earlier test")
         reason = self.halted()
         if reason and self.warm_up:
+            self.asked = self.asked or time.perf_counter()
             raise WarmUpOver(reason)
         if reason:
             raise SubmissionError("not_run", f"not run: {reason}")
@@ -167,18 +169,6 @@ class Progress:
 
     def pytest_sessionstart(self) -> None:
         self.times["configured"] = time.perf_counter()
-        self.end_warm_up()
-
-    def pytest_collectstart(self) -> None:
-        self.end_warm_up()
-
-    def pytest_itemcollected(self) -> None:
-        self.end_warm_up()
-
-    def end_warm_up(self) -> None:
-        """The warm-up ends as soon as the page asks for anything, in pytest's start and collection too."""
-        if self.guard.warm_up and self.guard.halted():
-            pytest.exit("the page asked for a run")
 
     def pytest_configure(self, config: pytest.Config) -> None:
         # The report never shows pytest's own tracebacks, and its default style parses the test
@@ -192,6 +182,9 @@ class Progress:
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.times["collected"] = time.perf_counter()
+        if self.guard.warm_up and self.guard.halted():  # asked for a run while pytest started: no test
+            self.guard.asked = self.guard.asked or time.perf_counter()
+            session.items.clear()
         # The report's template: the page fills it in for the tests a run cut short never reached.
         self.collected = [
             {"name": item.name, "tier": runner.tier_of(item), "max_score": EXERCISE.tiers[runner.tier_of(item)].points}
@@ -201,10 +194,15 @@ class Progress:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
-        self.end_warm_up()
-        # Stopped, out of budget or out of memory: end the session after this test.
-        if self.guard.halted() or self.guard.out_of_memory:
-            item.session.shouldstop = "halted"
+        reason = self.guard.halted()
+        if reason and self.guard.warm_up:
+            # The warm-up gives way: this test is skipped and is the last.
+            self.guard.asked = self.guard.asked or time.perf_counter()
+            last_test(item)
+            pytest.skip("the page asked for a run")
+        # Stopped, out of budget or out of memory: this test is the last (its calls are not run).
+        if reason or self.guard.out_of_memory:
+            last_test(item)
         self.guard.start_test()
         self.post("start", json.dumps({"name": item.name, "tier": runner.tier_of(item)}))
 
@@ -213,6 +211,18 @@ class Progress:
         if results:
             self.post("finish", json.dumps({**asdict(results[-1]), "returned": self.guard.returned[:3]}))
         self.times["tested"] = time.perf_counter()
+
+
+def last_test(item: pytest.Item) -> None:
+    """Ends the session after `item`, as a session that ran fewer tests.
+
+    Not `session.shouldstop` or `pytest.exit`: pytest reports an interrupted session with a long
+    traceback, the source of each frame parsed (0.3-0.8 s of CPython, 1 s and more in Pyodide),
+    for nobody to read, and the page waited that long after Stop, a budget or the warm-up.
+    pytest's loop over the items reads the list as it goes, so it ends after this one.
+    """
+    items = item.session.items
+    del items[items.index(item) + 1 :]
 
 
 def diagnosis(source: str, tests: list[dict], post: Post) -> dict | None:
@@ -288,7 +298,10 @@ def run_tests(source: str, post: Post, halted: Halted = never_halted, warm_up: b
             result["diagnosis"] = None
     result["restart"] = guard.out_of_memory or broken
     text = json.dumps(result)
-    post("phases", json.dumps(phases(progress.times, started, pytest_ended, diagnosing, diagnosed)))
+    spent = phases(progress.times, started, pytest_ended, diagnosing, diagnosed)
+    if guard.asked is not None:  # the warm-up: how long it took to give way once the page asked
+        spent["unwound"] = round(time.perf_counter() - guard.asked, 4)
+    post("phases", json.dumps(spent))
     return text
 
 
@@ -385,24 +398,34 @@ def warm_up() -> None:
     gc.freeze()
 
 
-def warm_up_run(halted: Halted = never_halted, slow: float = 0.0) -> None:
+def warm_up_run(halted: Halted = never_halted, slow: float = 0.0) -> float:
     """A run nobody sees, so the student's first run does not pay for running Python's code the first time.
 
     Restored from the build's snapshot, Python has everything imported, but this browser has yet
     to compile the WebAssembly behind most of its functions. The worker makes this run once
     Python is ready, on a function that always answers 0.0 (it passes some tests and fails the
-    rest). Once `halted` says the page asked for something, it ends at pytest's next step (the
-    session's start, each collector, each test: pytest.exit) or at its next call (WarmUpOver,
-    which ends the current test at once). It is never ended by an interrupt: one landing in pytest's own code could leave its capture or hooks half undone
-    for the student's run. `slow` (tests only): seconds of work first that checks nothing, as
-    pytest's start and collection are on a slow machine.
+    rest). Once `halted` says the page asked for something, it ends at its next test (skipped,
+    and made the last: `last_test`) or at its next call (WarmUpOver, which ends the current test
+    at once); asked while pytest starts, it collects and runs no test. It is never ended by an
+    interrupt: one landing in pytest's own code could leave its capture or hooks half undone for
+    the student's run. `slow` (tests only): seconds of work first that checks nothing, as
+    pytest's start and collection are on a slow machine. Returns the seconds it took to give way
+    once asked (0 if it ran to its end).
     """
     end = time.monotonic() + slow
     while time.monotonic() < end:
         pass
+    unwound = 0.0
+
+    def post(kind: str, data: str) -> None:
+        nonlocal unwound
+        if kind == "phases":
+            unwound = json.loads(data).get("unwound", 0.0)
+
     source = f"def {EXERCISE.function}(*args, **kwargs):\n    return 0.0\n"
     with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
-        run_tests(source, lambda kind, data: None, halted, warm_up=True)
+        run_tests(source, post, halted, warm_up=True)
+    return unwound
 
 
 def settle() -> None:

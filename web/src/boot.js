@@ -68,7 +68,9 @@ os.chdir("${KIT}")
 /** Python restored from the snapshot, or null (and a note on the console) if that fails. */
 async function fromSnapshot(loadPyodide, options, snapshot, files) {
   try {
+    const marks = {};
     const bytes = await snapshot;
+    marks.snapshotBytes = performance.now();
     const create = (await import(`${options.indexURL}pyodide.asm.mjs`)).default;
     const pyodide = await loadPyodide({
       ...options,
@@ -76,12 +78,14 @@ async function fromSnapshot(loadPyodide, options, snapshot, files) {
       // This build of Pyodide makes its memory inside the module and ignores INITIAL_MEMORY:
       // grow it to the snapshot's size before Pyodide copies the snapshot in.
       createPyodideModule: async (settings) => {
+        marks.createModule = performance.now();
         const module = await create(settings);
+        marks.moduleMade = performance.now();
         module.growMemory(bytes.length);
         return module;
       },
     });
-    const timings = { pyodide: performance.now() };
+    const timings = { ...marks, pyodide: performance.now() };
     await files(pyodide);
     // The working directory lives with the files, outside Python's memory.
     pyodide.runPython(`import os; os.chdir("${KIT}")`);

@@ -82,7 +82,7 @@ export class PythonWorker {
       this.readyResolve(message.seconds);
       if (this.state !== "busy") this.setState("ready", { seconds: message.seconds, interruptible: Boolean(this.interrupt) });
     } else if (message.type === "warmed") {
-      this.timings = { ...this.timings, warm: (message.at - performance.timeOrigin) / 1000 };
+      this.timings = { ...this.timings, warm: (message.at - performance.timeOrigin) / 1000, warmUnwound: message.unwound };
     } else if (message.type === "failed") this.fail(`Python could not start: ${message.message}`);
     else {
       const call = this.pending.get(message.id);

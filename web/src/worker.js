@@ -2,7 +2,7 @@
 //   page -> worker: {type: "init", shared}, {type: "run", id, code},
 //                   {type: "try", id, code, args, kwargs}
 //   worker -> page: {type: "progress", step, fraction}, {type: "ready", seconds},
-//                   {type: "warmed", at}, {type: "failed", message}, {type: "event", id, kind, data},
+//                   {type: "warmed", at, unwound}, {type: "failed", message}, {type: "event", id, kind, data},
 //                   {type: "done", id, result, times}, {type: "error", id, message}
 // `times` are when the worker got the call, began it (after the warm-up) and ended it.
 // `shared` (a SharedArrayBuffer, on a cross-origin isolated page) holds the interrupt byte at
@@ -11,10 +11,10 @@
 //
 // The warm-up: restored from the snapshot, Python runs the tests once, unseen, right after
 // "ready", so the first real run finds the WebAssembly behind them compiled. A call never overlaps
-// it: the page sets the byte at 5 when it sends one, the warm-up ends at its next call into the
-// function it tests (never by an interrupt, which could land anywhere in pytest and leave it half
-// torn down), and the worker starts the call once it has unwound, saying so ("begun") for the
-// page's timers. Only the worker clears the interrupt byte, just before each call.
+// it: the page sets the byte at 5 when it sends one, the warm-up ends at its next test or its next
+// call into the function it tests (never by an interrupt, which could land anywhere in pytest and
+// leave it half torn down), and the worker starts the call once it has unwound (about 0.05 s),
+// saying so ("begun") for the page's timers. Only the worker clears the interrupt byte, just before each call.
 import { loadPyodide } from "./pyodide/pyodide.mjs";
 import { SNAPSHOT, bootPython, gunzipped } from "./boot.js";
 
@@ -71,16 +71,24 @@ async function boot() {
   }
 }
 
-/** The run nobody sees (see the top): it ends at its next call once the page asks for anything. */
+/**
+ * The run nobody sees (see the top): it ends at its next call once the page asks for anything.
+ * `unwound` (for the page's timings): how long it took to give way once asked.
+ */
 async function warmUp(pyodide) {
   if (!pyodide) return;
+  let unwound = 0;
   await init;
-  // Started the long way, the tests are collected once (short); restored, they are run once.
-  if (!pyodide.timings.snapshot) session.warm_up();
-  else if (waiting) session.warm_up_run(() => (waiting[0] ? "the page asked for a run" : ""), slowWarmUp);
-  // Without the shared memory there is no warm-up run: nothing could end it early.
+  try {
+    // Started the long way, the tests are collected once (short); restored, they are run once.
+    // Without the shared memory there is no warm-up run: nothing could end it early.
+    if (!pyodide.timings.snapshot) session.warm_up();
+    else if (waiting) unwound = session.warm_up_run(() => (waiting[0] ? "the page asked for a run" : ""), slowWarmUp);
+  } catch (error) {
+    console.warn(`the warm-up run failed, which only makes the first run slower: ${error}`);
+  }
   if (interrupt) pyodide.setInterruptBuffer(interrupt);
-  postMessage({ type: "warmed", at: performance.timeOrigin + performance.now() });
+  postMessage({ type: "warmed", at: performance.timeOrigin + performance.now(), unwound });
 }
 
 self.addEventListener("message", async (event) => {

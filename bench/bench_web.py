@@ -111,6 +111,7 @@ def one_round(browser, url: str, warm_runs: int, after_warm_up: bool = False) ->
     result = {
         "ready": ready,
         "first_run": first,
+        "ready_and_first_run": ready + first,
         "warm_run": statistics.median(w[0] for w in warm),
         "warm_run_all_failing": failing,
         **{f"at_{name}": timings[name] for name in PHASES if timings.get(name) is not None},
@@ -162,7 +163,8 @@ def main() -> int:
             # Alternate which build goes first, so neither always meets a busier moment.
             order = list(sites) if i % 2 == 0 else list(reversed(sites))
             for name in order:
-                rounds[name].append(one_round(browser, servers[name][1], args.warm_runs, args.after_warm_up))
+                load = os.getloadavg()[0]
+                rounds[name].append({**one_round(browser, servers[name][1], args.warm_runs, args.after_warm_up), "load": load})
         browser.close()
     for server, _ in servers.values():
         server.shutdown()
@@ -187,13 +189,18 @@ def main() -> int:
         f"{load_after[0]:.2f} after ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})"
     )
     this, base = summary["this"], summary.get("baseline")
-    header = f"  {'median (s)':28}{'this':>8}" + (f"{'baseline':>10}{'ratio':>8}" if base else "") + f"{'target':>8}"
+    # "paired": the median of each round's ratio to the baseline round run next to it, which a
+    # load that changes during the run (other work on the machine) moves much less than the
+    # ratio of the medians.
+    header = f"  {'median (s)':28}{'this':>8}" + (f"{'baseline':>10}{'ratio':>8}{'paired':>8}" if base else "") + f"{'target':>8}"
     print(header)
     for key, value in this.items():
         line = f"  {key:28}{value:8.2f}"
         if base:
             old = base.get(key)
-            line += f"{old:10.2f}{value / old:8.2f}" if old else f"{'':10}{'':8}"
+            pairs = [a[key] / b[key] for a, b in zip(rounds["this"], rounds["baseline"]) if a.get(key) and b.get(key)]
+            paired = f"{statistics.median(pairs):8.2f}" if pairs else f"{'':8}"
+            line += f"{old:10.2f}{value / old:8.2f}{paired}" if old else f"{'':10}{'':8}{'':8}"
         if key in TARGETS:
             line += f"{'≤ ' + str(TARGETS[key]):>8}"
         print(line)

@@ -60,6 +60,7 @@ def run_at_ready(page, code: str) -> dict:
 def test_a_run_clicked_during_a_slow_warm_up_begins_after_it_with_its_whole_budget(browser, site_url):
     context, page = open_page(browser, site_url, slow_warm_up=SLOW_WARM_UP_S)
     try:
+        page.wait_for_function("window.kit.timings().warming !== undefined")  # it waits a moment after ready
         report = run_at_ready(page, TOP_LEVEL_LOOP)  # the page's own run budget (20 s), not a test's
         assert any(LOADING in a for a in report["advice"]), report
         assert page.evaluate("window.kit.restarts()") == 0
@@ -81,5 +82,17 @@ def test_the_endless_top_level_loop_clicked_at_ready_runs_out_of_time_while_load
         assert any(LOADING in a for a in report["advice"]), report
         assert page.evaluate("window.kit.restarts()") == 0
         assert run_at_ready(page, REFERENCE)["passed"] == len(report["tests"])
+    finally:
+        context.close()
+
+
+def test_a_run_clicked_at_ready_goes_before_the_warm_up_which_then_never_runs(browser, site_url):
+    context, page = open_page(browser, site_url, slow_warm_up=SLOW_WARM_UP_S)
+    try:
+        report = run_at_ready(page, REFERENCE)
+        assert report["passed"] == len(report["tests"]) == 57
+        assert page.evaluate("window.kit.runTimings()")["waited"] < SLOW_WARM_UP_S / 2
+        page.wait_for_function("window.kit.timings().warm !== undefined")
+        assert page.evaluate("window.kit.timings().warming") is None
     finally:
         context.close()

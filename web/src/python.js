@@ -81,6 +81,8 @@ export class PythonWorker {
       );
       this.readyResolve(message.seconds);
       if (this.state !== "busy") this.setState("ready", { seconds: message.seconds, interruptible: Boolean(this.interrupt) });
+    } else if (message.type === "warming") {
+      this.timings = { ...this.timings, warming: (message.at - performance.timeOrigin) / 1000 };
     } else if (message.type === "warmed") {
       this.timings = { ...this.timings, warm: (message.at - performance.timeOrigin) / 1000, warmUnwound: message.unwound };
     } else if (message.type === "failed") this.fail(`Python could not start: ${message.message}`);

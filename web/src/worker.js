@@ -2,7 +2,7 @@
 //   page -> worker: {type: "init", shared}, {type: "run", id, code},
 //                   {type: "try", id, code, args, kwargs}
 //   worker -> page: {type: "progress", step, fraction}, {type: "ready", seconds},
-//                   {type: "warmed", at, unwound}, {type: "failed", message}, {type: "event", id, kind, data},
+//                   {type: "warming", at}, {type: "warmed", at, unwound}, {type: "failed", message}, {type: "event", id, kind, data},
 //                   {type: "done", id, result, times}, {type: "error", id, message}
 // `times` are when the worker got the call, began it (after the warm-up) and ended it.
 // `shared` (a SharedArrayBuffer, on a cross-origin isolated page) holds the interrupt byte at
@@ -25,6 +25,11 @@ let halt = null;
 let interrupt = null;
 let waiting = null;
 let slowWarmUp = 0; // tests only: seconds the warm-up works first without looking at the page
+// The warm-up is work nobody asked for, so it waits this long after "ready" first: a run clicked
+// at once goes first (cold) instead of waiting behind pytest's start and collection inside the
+// warm-up, which cannot give way (0.4-0.8 s). A call ends the wait at once (`goFirst`).
+const WARM_UP_AFTER_MS = 500;
+let goFirst = () => {};
 let initialized = null;
 const init = new Promise((resolve) => (initialized = resolve));
 // Python starts at once; the page sends its shared memory whenever it is ready to.
@@ -78,12 +83,26 @@ async function boot() {
 async function warmUp(pyodide) {
   if (!pyodide) return;
   let unwound = 0;
+  let asked = false;
   await init;
+  await new Promise((resolve) => {
+    goFirst = () => {
+      asked = true;
+      resolve();
+    };
+    setTimeout(resolve, WARM_UP_AFTER_MS);
+  });
+  goFirst = () => {};
   try {
     // Started the long way, the tests are collected once (short); restored, they are run once.
     // Without the shared memory there is no warm-up run: nothing could end it early.
-    if (!pyodide.timings.snapshot) session.warm_up();
-    else if (waiting) unwound = session.warm_up_run(() => (waiting[0] ? "the page asked for a run" : ""), slowWarmUp);
+    if (asked || (waiting && waiting[0])) {
+      // the page's call goes first, and compiles what it runs
+    } else if (!pyodide.timings.snapshot) session.warm_up();
+    else if (waiting) {
+      postMessage({ type: "warming", at: performance.timeOrigin + performance.now() });
+      unwound = session.warm_up_run(() => (waiting[0] ? "the page asked for a run" : ""), slowWarmUp);
+    }
   } catch (error) {
     console.warn(`the warm-up run failed, which only makes the first run slower: ${error}`);
   }
@@ -96,6 +115,7 @@ self.addEventListener("message", async (event) => {
   if (message.type === "init") return;
   const now = () => performance.timeOrigin + performance.now(); // absolute, so the page can compare
   const received = now();
+  goFirst();
   await warming;
   if (!session) return;
   // An interrupt meant for an earlier call (a timeout or Stop as it ended) must not reach this one:

@@ -451,3 +451,34 @@ def test_the_proc_scanner_sees_parents_uids_and_zombies_whatever_a_process_calls
     finally:
         liar.kill()
         liar.wait()
+
+
+def test_roots_of_the_separate_uid_mode_unused_for_a_month_and_abandoned_builds_are_pruned(tmp_path):
+    now = time.time()
+    day = 24 * 3600
+
+    def made(name: str, age_days: float, complete: bool = True) -> Path:
+        place = tmp_path / name
+        (place / "usr" / "lib").mkdir(parents=True)
+        if complete:
+            (place / ".complete").touch()
+            os.utime(place / ".complete", (now - age_days * day, now - age_days * day))
+        os.utime(place, (now - age_days * day, now - age_days * day))
+        return place
+
+    used = made("root-aaaa", 2)
+    old = made("root-bbbb", 40)
+    half_old = made("building-x1", 2, complete=False)
+    half_new = made("building-x2", 0.1, complete=False)
+    journal = tmp_path / "journal.json"
+    journal.write_text("{}")
+    os.utime(journal, (now - 90 * day, now - 90 * day))
+    elsewhere = tmp_path.parent / f"{tmp_path.name}-outside"
+    elsewhere.mkdir()
+    os.utime(elsewhere, (now - 90 * day, now - 90 * day))
+    (tmp_path / "root-link").symlink_to(elsewhere)  # a link is never followed
+
+    removed = separate_uid.prune(tmp_path, now=now)
+    assert sorted(p.name for p in removed) == ["building-x1", "root-bbbb"]
+    assert used.is_dir() and half_new.is_dir() and journal.is_file() and elsewhere.is_dir()
+    assert not old.exists() and not half_old.exists()

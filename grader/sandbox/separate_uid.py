@@ -12,6 +12,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -178,7 +179,9 @@ def separate_root(python: Path) -> Path:
     home = state_dir()
     root = home / f"root-{digest}"
     if (root / ".complete").exists():
+        (root / ".complete").touch()  # in use: `prune` keeps it
         return root
+    prune(home)
     building = Path(tempfile.mkdtemp(prefix="building-", dir=home))
     try:
         for path in paths:
@@ -209,6 +212,42 @@ def separate_root(python: Path) -> Path:
     finally:
         shutil.rmtree(building, ignore_errors=True)
     return root
+
+
+# A root no run has used for this long was made for an interpreter since upgraded or removed;
+# a half-built one this old was left by a run that was killed while it built.
+UNUSED_ROOT_S = 30 * 24 * 3600
+ABANDONED_BUILD_S = 24 * 3600
+
+
+def prune(home: Path, now: float | None = None) -> list[Path]:
+    """Removes the jails' root directories nobody used for a month, and builds abandoned a day ago; what it removed.
+
+    Each root is the standard library of one interpreter build (about 40 MB), and a new one is
+    made whenever that interpreter changes, so old ones would pile up. Another run may be using
+    a root made for another interpreter right now: a root counts as used as long as its
+    `.complete` was touched (every run that uses it touches it) within the month.
+    """
+    now = time.time() if now is None else now
+    removed = []
+    for entry in home.iterdir():
+        try:
+            if entry.is_symlink() or not entry.is_dir():
+                continue
+            if entry.name.startswith("root-"):
+                marker = entry / ".complete"
+                age = now - (marker.stat().st_mtime if marker.exists() else entry.stat().st_mtime)
+                stale = age > UNUSED_ROOT_S
+            elif entry.name.startswith("building-"):
+                stale = now - entry.stat().st_mtime > ABANDONED_BUILD_S
+            else:
+                continue
+        except OSError:
+            continue
+        if stale:
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry)
+    return removed
 
 
 def _link_or_copy(source: str, target: str) -> None:

@@ -130,7 +130,6 @@ class Phases:
 
 
 def phases_installed() -> Phases:
-    from _pytest import python as python_plugin
     from hypothesis.internal.conjecture import engine
 
     from grader.core import replay
@@ -141,7 +140,6 @@ def phases_installed() -> Phases:
     phases.wrap(engine.ConjectureRunner, "shrink_interesting_examples", "  of it: hypothesis shrinking")
     phases.wrap(engine.ConjectureRunner, "generate_new_examples", "  of it: hypothesis generating")
     phases.wrap(replay, "run_item", "  of it: property tests (replay, then hypothesis)")
-    phases.wrap(python_plugin, "pytest_pyfunc_call", "  of it: other test bodies")
     phases.wrap(memo_module.Recorder, "call", "  of it: calls into the jail, one at a time")
     phases.wrap(Grader, "_as_a_full_run", "memo check (confirm)")
     phases.wrap(grade_module, "_diagnosis", "diagnosis")

@@ -27,7 +27,9 @@ the call after it is known too, across test boundaries. So a submission of a kno
 walked in a handful of batches, one per split between kinds, not one per test. A batch
 that turns out wrong (the submission answered like no profile that fits) ends there, and
 the child is restarted before the next call, so it never goes on with calls the tests
-would not have made.
+would not have made. One that meets a new answer (that test runs for real) is settled
+instead: the child answers the rest, the answers are dropped, and the walk goes on in it,
+the memo's check covering what those calls might have changed (docs/memo.md).
 """
 
 from __future__ import annotations
@@ -177,6 +179,7 @@ class Walk:
         self._tests, self._sandbox = tests, sandbox
         self._index: int = 0
         self._node: Node | None = None
+        self._answered_new = False  # from then on, a batch ends with its test (see _plan)
         self._start_test()
 
     @property
@@ -204,6 +207,7 @@ class Walk:
                     # New behaviour: this test runs for real. Its run starts with the answers
                     # seen here, so no call is made (or waited for, or paid from the budget) twice.
                     self.missing.append(tests[step.test])
+                    self._answered_new = True
                     if answer.kind not in ENDS_TEST:
                         # Its next call goes to another child. After a timeout or a crash it does in a
                         # full run too (a fresh one), so the order still holds there: no check needed.
@@ -306,7 +310,7 @@ class Walk:
             # The test ends there; the next one that makes a call follows (see _finish). Not once
             # this submission has answered something new: more surprises are likely, and each
             # would leave the rest of the batch to be answered for nothing.
-            if self.missing:
+            if self._answered_new:
                 return plan
             index += 1
             while _calls_nothing(self._root(index)):

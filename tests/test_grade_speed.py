@@ -62,6 +62,28 @@ def test_a_submission_of_a_known_kind_is_walked_in_a_few_batches(tmp_path, tests
         grader.close()
 
 
+def test_a_new_behaviour_is_walked_in_one_child_not_one_fresh_child_per_test_it_answers_anew(tmp_path, tests, monkeypatch):
+    spawns = []
+    spawn = SandboxedSubmission._spawn
+
+    def counted(self):
+        spawns.append(1)
+        return spawn(self)
+
+    monkeypatch.setattr(SandboxedSubmission, "_spawn", counted)
+    grader = Grader(Settings(timeout=2.0, budget=60.0), tests)
+    try:
+        grader.grade(copy(tmp_path, KIT_ROOT / "solutions" / "reference.py", "reference_1.py"))
+        spawns.clear()
+        result = grader.grade(copy(tmp_path, CATALOGUE / "wrong" / "rounding_to_int.py", "rounding.py"))[0]
+    finally:
+        grader.close()
+    assert len(result["tests"]) - result["from_memo"] > 20  # it answers something new in many tests
+    # The first child, the walk's one restart when its first batch (to the end of the run) bet
+    # wrong, the real run's, the memo's check's, the diagnosis's: not one per new test.
+    assert len(spawns) <= 6, len(spawns)
+
+
 class FakeSandbox:
     """Answers from a table (call -> answer key), and writes down every batch and restart."""
 

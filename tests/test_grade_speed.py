@@ -62,6 +62,28 @@ def test_a_submission_of_a_known_kind_is_walked_in_a_few_batches(tmp_path, tests
         grader.close()
 
 
+def test_a_new_behaviour_is_walked_in_one_child_not_one_fresh_child_per_test_it_answers_anew(tmp_path, tests, monkeypatch):
+    spawns = []
+    spawn = SandboxedSubmission._spawn
+
+    def counted(self):
+        spawns.append(1)
+        return spawn(self)
+
+    monkeypatch.setattr(SandboxedSubmission, "_spawn", counted)
+    grader = Grader(Settings(timeout=2.0, budget=60.0), tests)
+    try:
+        grader.grade(copy(tmp_path, KIT_ROOT / "solutions" / "reference.py", "reference_1.py"))
+        spawns.clear()
+        result = grader.grade(copy(tmp_path, CATALOGUE / "wrong" / "rounding_to_int.py", "rounding.py"))[0]
+    finally:
+        grader.close()
+    assert len(result["tests"]) - result["from_memo"] > 20  # it answers something new in many tests
+    # The first child, the walk's one restart when its first batch (to the end of the run) bet
+    # wrong, the real run's, the memo's check's, the diagnosis's: not one per new test.
+    assert len(spawns) <= 6, len(spawns)
+
+
 class FakeSandbox:
     """Answers from a table (call -> answer key), and writes down every batch and restart."""
 
@@ -69,6 +91,7 @@ class FakeSandbox:
         self.answers = answers
         self.batches: list[list[str]] = []
         self.restarts = 0
+        self.settles = 0
         self._used = 0.0
 
     def evaluate(self, calls):
@@ -78,6 +101,10 @@ class FakeSandbox:
 
     def restart(self):
         self.restarts += 1
+
+    def settle(self, seconds):
+        self.settles += 1
+        return True
 
 
 def _trace(test: str, path: list[tuple[str, str]], verdict: str) -> Trace:
@@ -125,7 +152,40 @@ def test_an_answer_no_run_gave_leaves_that_test_to_a_real_run_and_the_others_rep
     walk = memo.walk(box, ["t1", "t2", "t3"])
     known, missing = walk.known, walk.missing
     assert missing == ["t2"] and sorted(known) == ["t1", "t3"]
-    assert box.restarts == 1  # c3 had been sent after c2 already
+    # c3 had been sent after c2 already: its answer is taken and dropped, and the same child goes on
+    # (the walk has left a full run's order there, so the memo's check runs).
+    assert box.settles == 1 and box.restarts == 0 and walk.deviation == (1, 1)
+    assert box.batches == [["c1"], ["c2", "c3"], ["c3"]]
+
+
+def test_once_a_test_answered_something_new_the_walk_bets_no_further_than_the_end_of_a_test():
+    memo = Memo()
+    # One remembered run: t1 and t2 make two calls each, t3 one; all known ahead of the answers.
+    for test, path in (("t1", [("a1", "0.1"), ("a2", "0.2")]), ("t2", [("b1", "0.3"), ("b2", "0.4")]), ("t3", [("c1", "0.5")])):
+        assert memo.add(_trace(test, path, "pass"))
+    box = FakeSandbox({"a1": "0.9", "a2": "0.2", "b1": "0.3", "b2": "0.4", "c1": "0.5"})
+    walk = memo.walk(box, ["t1", "t2", "t3"])
+    assert walk.missing == ["t1"] and sorted(walk.known) == ["t2", "t3"]
+    # Before the surprise the batch ran to the end of the run; after it, one test a batch, so
+    # another surprise would leave at most the rest of one test's calls to be answered for nothing.
+    assert box.batches == [["a1", "a2", "b1", "b2", "c1"], ["b1", "b2"], ["c1"]]
+    assert box.settles == 1
+
+
+def test_a_new_timeout_leaves_no_deviation_since_a_full_run_goes_on_in_a_fresh_child_too():
+    memo = Memo()
+    assert memo.add(_trace("t1", [("a1", "0.1")], "pass")) and memo.add(_trace("t2", [("b1", "0.3")], "pass"))
+
+    class Hangs(FakeSandbox):
+        def evaluate(self, calls):
+            self.batches.append([c[0][0] for c in calls])
+            yield Answer(False, kind="timeout", error="the call took longer than 1 s")
+
+    walk = memo.walk(Hangs({}), ["t1", "t2"])
+    # The hang is new: every test from there runs for real, starting in a fresh child, as a full
+    # run's next call after a timeout does; so the memo's check has nothing to ask again.
+    assert walk.missing == ["t1", "t2"] and walk.deviation is None
+    assert [a.kind for _, a in walk.prefixes["t1"]] == ["timeout"]
 
 
 # ---------------------------------------------------------------- the diagnosis
@@ -295,3 +355,31 @@ def test_each_worker_and_its_jail_keep_to_one_core_and_the_workers_share_them_ou
     seen = [{t["output"].splitlines()[0] for t in r["tests"] if t["output"]} for r in results]
     assert all(len(cores) == 1 and len(json.loads(next(iter(cores)))) == 1 for cores in seen), seen
     assert len(set().union(*seen)) == 2  # two workers, two different cores
+
+
+COUNTS = (
+    "calls = 0\n\ndef meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
+    "    global calls\n    calls += 1\n    if reference == 'hang':\n        while True:\n            pass\n"
+    "    return float(calls)\n"
+)
+
+
+def test_a_batch_read_in_part_is_settled_in_the_same_child_and_a_hang_in_its_rest_gets_a_fresh_one():
+    with SandboxedSubmission("student.py", source=COUNTS, timeout=2.0, budget=30.0) as box:
+        answers = box.evaluate([[["a", "b"], {}]] * 5)
+        assert next(answers).value == {"float": "1.0"}
+        answers.close()
+        used = box.used()
+        # The four answers left unread are taken and dropped, not charged: the same child goes on.
+        assert box.settle(1.0)
+        assert box.used() == used
+        assert [a.value for a in box.evaluate([[["a", "b"], {}]])] == [{"float": "6.0"}]
+        answers = box.evaluate([[["a", "b"], {}], [["hang", "b"], {}], [["a", "b"], {}]])
+        assert next(answers).value == {"float": "7.0"}
+        answers.close()
+        started = time.monotonic()
+        # The rest hangs: the settling gives up after its own short wait, with a fresh child.
+        assert not box.settle(0.1)
+        assert time.monotonic() - started < 1.5
+        assert [a.value for a in box.evaluate([[["a", "b"], {}]])] == [{"float": "1.0"}]
+        assert box.settle(0.1)  # nothing owed: nothing to do

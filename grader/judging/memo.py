@@ -27,7 +27,9 @@ the call after it is known too, across test boundaries. So a submission of a kno
 walked in a handful of batches, one per split between kinds, not one per test. A batch
 that turns out wrong (the submission answered like no profile that fits) ends there, and
 the child is restarted before the next call, so it never goes on with calls the tests
-would not have made.
+would not have made. One that meets a new answer (that test runs for real) is settled
+instead: the child answers the rest, the answers are dropped, and the walk goes on in it,
+the memo's check covering what those calls might have changed (docs/memo.md).
 """
 
 from __future__ import annotations
@@ -49,6 +51,8 @@ ENDS_TEST = ("timeout", "crash")
 # The tree grows with every new behaviour; past this many calls remembered (a few hundred bytes
 # each) it learns no more, so a class of odd submissions cannot grow a worker without bound.
 MAX_NODES = 300_000
+# Seconds a walk waits for the rest of a batch it no longer needs (see Walk.run) before it starts a fresh child instead.
+SETTLE = 0.05
 
 
 @dataclass
@@ -175,6 +179,7 @@ class Walk:
         self._tests, self._sandbox = tests, sandbox
         self._index: int = 0
         self._node: Node | None = None
+        self._answered_new = False  # from then on, a batch ends with its test (see _plan)
         self._start_test()
 
     @property
@@ -202,7 +207,11 @@ class Walk:
                     # New behaviour: this test runs for real. Its run starts with the answers
                     # seen here, so no call is made (or waited for, or paid from the budget) twice.
                     self.missing.append(tests[step.test])
-                    self._deviate(step.test, len(self._seen) + 1)  # its next call goes to another child
+                    self._answered_new = True
+                    if answer.kind not in ENDS_TEST:
+                        # Its next call goes to another child. After a timeout or a crash it does in a
+                        # full run too (a fresh one), so the order still holds there: no check needed.
+                        self._deviate(step.test, len(self._seen) + 1)
                     if answer.kind not in UNSTABLE:
                         self.prefixes[tests[step.test]] = [*self._seen, (step.node.call, answer)]
                     self.surprised = True
@@ -212,8 +221,10 @@ class Walk:
                         self.missing += tests[step.test + 1 :]
                         return
                     if done < len(plan):
+                        # The child is busy with calls the tests would not make: once they are answered,
+                        # it goes on (the order is left already, so the check runs), else a fresh child.
                         answers.close()
-                        sandbox.restart()  # the child is busy with calls the tests would not make
+                        sandbox.settle(SETTLE)
                     self._index, self._node = step.test + 1, None
                     self._start_test()
                     break
@@ -296,7 +307,11 @@ class Walk:
                     return plan
                 node = child
                 continue
-            # The test ends there; the next one that makes a call follows (see _finish).
+            # The test ends there; the next one that makes a call follows (see _finish). Not once
+            # this submission has answered something new: more surprises are likely, and each
+            # would leave the rest of the batch to be answered for nothing.
+            if self._answered_new:
+                return plan
             index += 1
             while _calls_nothing(self._root(index)):
                 index += 1

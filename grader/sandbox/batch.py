@@ -20,9 +20,37 @@ class Batch:
         self.pipes, self.budget, self.timeout, self.respawn = pipes, budget, timeout, respawn
         # Every request has a number nobody can guess, so an answer written ahead is refused.
         self.seq = secrets.randbits(62)
+        self.unread = 0  # answers the child owes that nobody has read yet (see discard_unread)
 
     def answers(self, calls: list[tuple[list, dict]]) -> Iterator[Answer]:
+        self.unread = len(calls)
+        for answer in self._answers(calls):
+            self.unread = max(self.unread - 1, 0)  # a failure set it to 0: the child it was owed by is gone
+            yield answer
+
+    def discard_unread(self, seconds: float) -> bool:
+        """Take and drop the answers a reader left unread, not charged, so the same child can go on: False if they
+        take longer than `seconds` (or the child fails), and a fresh child was started instead."""
+        deadline = time.monotonic() + seconds
+        try:
+            while self.unread:
+                payload = self.pipes.answers.next(self.seq)
+                if payload is None:
+                    payload = self.pipes.read_answer(self.seq, max(deadline - time.monotonic(), 0.0))
+                if payload is None:
+                    break
+                self.unread -= 1
+        except ProtocolError:
+            pass
+        if not self.unread:
+            return True
+        self.unread = 0
+        self.respawn()
+        return False
+
+    def _answers(self, calls: list[tuple[list, dict]]) -> Iterator[Answer]:
         if self.budget.spent():
+            self.unread = 0  # nothing was sent
             yield Answer(False, kind="not_run", error=self.budget.text())
             return
         limit, by_budget = self.budget.limit(self.timeout)
@@ -70,5 +98,6 @@ class Batch:
         return self._failed("crash", f"the submission's process ended during the call ({how})")
 
     def _failed(self, kind: str, message: str) -> Answer:
+        self.unread = 0
         self.respawn()
         return Answer(False, kind=kind, error=message)

@@ -92,6 +92,7 @@ class SandboxedSubmission(CallsByName):
             dict(modules or {}),
         )
         self._budget = Budget(budget)
+        self._batch: Batch | None = None  # the last batch sent to the current child (see settle)
         self._life = Lifecycle(jail, self.limits, self.mode)
         try:
             self._spawn()
@@ -124,6 +125,7 @@ class SandboxedSubmission(CallsByName):
 
     def _spawn(self) -> None:
         """A fresh child that has loaded the submission; raises LoadError if it cannot."""
+        self._batch = None  # what the last child owed is gone with it
         with self._budget.charging():  # a restart the submission caused counts in its budget
             spawning = time.monotonic()
             self._life.fresh_child()
@@ -166,7 +168,14 @@ class SandboxedSubmission(CallsByName):
         that is malformed: too long, or to a call that was never made.
         """
         if calls:
-            yield from Batch(self._life.pipes, self._budget, self.timeout, self._respawn).answers(calls)
+            self._batch = Batch(self._life.pipes, self._budget, self.timeout, self._respawn)
+            yield from self._batch.answers(calls)
+
+    def settle(self, seconds: float) -> bool:
+        """After a batch whose reader stopped early: its other answers taken and dropped (not charged), so this
+        child goes on; False if that takes longer than `seconds`, and a fresh child was started instead."""
+        batch, self._batch = self._batch, None
+        return batch is None or batch.discard_unread(seconds)
 
     def _respawn(self) -> None:
         try:

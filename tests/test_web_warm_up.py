@@ -74,10 +74,12 @@ def test_a_run_clicked_during_a_slow_warm_up_begins_after_it_with_its_whole_budg
         context.close()
 
 
-@pytest.mark.parametrize("attempt", range(3))
-def test_the_endless_top_level_loop_clicked_at_ready_runs_out_of_time_while_loading(browser, site_url, attempt):
+@pytest.mark.parametrize("when", ["at_ready", "during_the_warm_up"])
+def test_the_endless_top_level_loop_runs_out_of_time_while_loading_whenever_it_is_clicked(browser, site_url, when):
     context, page = open_page(browser, site_url)
     try:
+        if when == "during_the_warm_up":
+            page.wait_for_function("window.kit.timings().warming !== undefined")
         report = run_at_ready(page, TOP_LEVEL_LOOP)
         assert any(LOADING in a for a in report["advice"]), report
         assert page.evaluate("window.kit.restarts()") == 0

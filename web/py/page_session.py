@@ -96,6 +96,13 @@ class Guard:
         self.asked: float | None = None  # when the warm-up first saw that the page asked for a run
         self.out_of_memory = False
 
+    def warm_up_asked(self) -> bool:
+        """True when this is the warm-up run and the page has asked for a run: it gives way (noting when, the first time)."""
+        if not (self.warm_up and self.halted()):
+            return False
+        self.asked = self.asked or time.perf_counter()
+        return True
+
     def start_test(self) -> None:
         self.test_timed_out = False
         self.returned = []
@@ -103,10 +110,9 @@ class Guard:
     def check(self) -> None:
         if self.out_of_memory:
             raise SubmissionError("not_run", "not run: Python ran out of memory in an earlier test")
+        if self.warm_up_asked():
+            raise WarmUpOver("the page asked for a run")
         reason = self.halted()
-        if reason and self.warm_up:
-            self.asked = self.asked or time.perf_counter()
-            raise WarmUpOver(reason)
         if reason:
             raise SubmissionError("not_run", f"not run: {reason}")
         if self.timeouts >= MAX_TIMEOUTS:
@@ -182,8 +188,7 @@ class Progress:
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.times["collected"] = time.perf_counter()
-        if self.guard.warm_up and self.guard.halted():  # asked for a run while pytest started: no test
-            self.guard.asked = self.guard.asked or time.perf_counter()
+        if self.guard.warm_up_asked():  # while pytest started: no test
             session.items.clear()
         # The report's template: the page fills it in for the tests a run cut short never reached.
         self.collected = [
@@ -194,14 +199,11 @@ class Progress:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
-        reason = self.guard.halted()
-        if reason and self.guard.warm_up:
-            # The warm-up gives way: this test is skipped and is the last.
-            self.guard.asked = self.guard.asked or time.perf_counter()
+        if self.guard.warm_up_asked():  # this test is skipped, and is the last
             last_test(item)
             pytest.skip("the page asked for a run")
         # Stopped, out of budget or out of memory: this test is the last (its calls are not run).
-        if reason or self.guard.out_of_memory:
+        if self.guard.halted() or self.guard.out_of_memory:
             last_test(item)
         self.guard.start_test()
         self.post("start", json.dumps({"name": item.name, "tier": runner.tier_of(item)}))
@@ -402,8 +404,8 @@ def warm_up_run(halted: Halted = never_halted, slow: float = 0.0) -> float:
     """A run nobody sees, so the student's first run does not pay for running Python's code the first time.
 
     Restored from the build's snapshot, Python has everything imported, but this browser has yet
-    to compile the WebAssembly behind most of its functions. The worker makes this run once
-    Python is ready, on a function that always answers 0.0 (it passes some tests and fails the
+    to compile the WebAssembly behind most of its functions. The worker makes this run half a
+    second after Python is ready (unless the page asked for a run first), on a function that always answers 0.0 (it passes some tests and fails the
     rest). Once `halted` says the page asked for something, it ends at its next test (skipped,
     and made the last: `last_test`) or at its next call (WarmUpOver, which ends the current test
     at once); asked while pytest starts, it collects and runs no test. It is never ended by an

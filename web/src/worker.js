@@ -76,6 +76,15 @@ async function boot() {
   }
 }
 
+/** Whether the page sends a call within `ms` (or has sent one already): the call then ends the wait. */
+function calledWithin(ms) {
+  if (waiting && waiting[0]) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    goFirst = () => resolve(true);
+    setTimeout(() => resolve(false), ms);
+  }).finally(() => (goFirst = () => {}));
+}
+
 /**
  * The run nobody sees (see the top): it ends at its next call once the page asks for anything.
  * `unwound` (for the page's timings): how long it took to give way once asked.
@@ -83,23 +92,12 @@ async function boot() {
 async function warmUp(pyodide) {
   if (!pyodide) return;
   let unwound = 0;
-  let asked = false;
   await init;
-  await new Promise((resolve) => {
-    goFirst = () => {
-      asked = true;
-      resolve();
-    };
-    setTimeout(resolve, WARM_UP_AFTER_MS);
-  });
-  goFirst = () => {};
   try {
     // Started the long way, the tests are collected once (short); restored, they are run once.
     // Without the shared memory there is no warm-up run: nothing could end it early.
-    if (asked || (waiting && waiting[0])) {
-      // the page's call goes first, and compiles what it runs
-    } else if (!pyodide.timings.snapshot) session.warm_up();
-    else if (waiting) {
+    if (!pyodide.timings.snapshot) session.warm_up();
+    else if (waiting && !(await calledWithin(WARM_UP_AFTER_MS))) {
       postMessage({ type: "warming", at: performance.timeOrigin + performance.now() });
       unwound = session.warm_up_run(() => (waiting[0] ? "the page asked for a run" : ""), slowWarmUp);
     }

@@ -150,7 +150,7 @@ def phases_installed() -> Phases:
 
 def diverse(args: argparse.Namespace, settings: Settings, tests, learned: list) -> None:
     """N diverse mutants, each graded with a memo that learned the reference only: where their time goes."""
-    os.environ["KIT_REPLAY"], os.environ["KIT_COUNTEREXAMPLE"] = MODES["on"]
+    os.environ["KIT_REPLAY"], os.environ["KIT_COUNTEREXAMPLE"] = MODES[args.mode]
     work = Path(tempfile.mkdtemp(prefix="bench_nb."))
     mutants.diverse_class(work, args.diverse, args.seed)
     specs = [discover([str(p)])[0] for p in sorted(work.iterdir())]
@@ -222,7 +222,7 @@ def diverse(args: argparse.Namespace, settings: Settings, tests, learned: list) 
         }
     print(json.dumps(figures, indent=2))
     if profile is not None:
-        pstats.Stats(profile).sort_stats("cumulative").print_stats(60)
+        pstats.Stats(profile).sort_stats(os.environ.get("BENCH_SORT", "cumulative")).print_stats(60)
     write("bench_newbehaviour_diverse.json", {**figures, "rows": rows})
 
 
@@ -242,6 +242,7 @@ def main() -> None:
     )
     parser.add_argument("--only", help="only submissions whose file name contains this")
     parser.add_argument("--diverse", type=int, metavar="N", help="N mutants of the diverse class instead (see above)")
+    parser.add_argument("--mode", choices=MODES, default="on", help="--diverse: replay and counterexample (see MODES)")
     parser.add_argument("--seed", type=int, default=1, help="--diverse: the class's seed (bench_grade.py's is 1)")
     args = parser.parse_args()
     prepare_before_fork()

@@ -37,18 +37,73 @@ def properties(path: Path, replaying: bool) -> list[dict]:
     return [{**vars(t)} for t in report.tests] + [{"status": report.status, "message": report.message}]
 
 
-def test_the_recording_holds_every_property_test_but_those_that_draw_in_their_body():
+def test_the_recording_holds_every_property_test_and_the_draws_made_in_their_bodies():
     recording = replay.ensure(run)
     assert recording is not None
-    assert set(recording.skipped) == {
-        "test_properties.py::test_whitespace_does_not_change_the_score",
-        "test_properties.py::test_more_chunks_never_raise_the_score",
-    }
-    assert all("st.data()" in why for why in recording.skipped.values())
-    assert len(recording.tests) == 8
+    assert recording.skipped == {}
+    assert len(recording.tests) == 10
     for examples in recording.tests.values():
         assert sum(e.outcome == replay.PASS for e in examples) == EXERCISE.hypothesis_examples
         assert sorted(e.rank for e in examples) == list(range(len(examples)))
+    # The two st.data() tests: each example holds its body's draws, with the strategy each was asked of.
+    for name in ("test_whitespace_does_not_change_the_score", "test_more_chunks_never_raise_the_score"):
+        examples = recording.tests[f"test_properties.py::{name}"]
+        draws = [d for e in examples for d in dict(e.data["$d"])["data"]["$data"]]
+        assert draws and all(d[0].startswith("lists(") for d in draws)
+        # Where hypothesis ended an example at a draw (its choices ran out), no value is kept.
+        assert all(len(d) == 2 for e in examples if e.outcome == replay.STOP for d in dict(e.data["$d"])["data"]["$data"][-1:])
+
+
+def test_a_submission_that_passes_never_enters_hypothesis_s_engine(monkeypatch):
+    from hypothesis.internal.conjecture import engine
+
+    replay.ensure(run)
+    runs: list[str] = []
+    original = engine.ConjectureRunner.run
+
+    def counted(self):
+        runs.append("run")
+        return original(self)
+
+    monkeypatch.setattr(engine.ConjectureRunner, "run", counted)
+    for replaying in (False, True):
+        runs.clear()
+        monkeypatch.setenv(replay.ENV_SWITCH, "1" if replaying else "0")
+        report = run(lambda: Counting([]), "counting", tiers=("properties",))
+        assert report.passed == len(report.tests) == 10
+        assert len(runs) == (0 if replaying else 10)
+
+
+def draws_of(strategy, *values):
+    return replay.ReplayedData([(repr(strategy), None, v) for v in values])
+
+
+def test_a_replayed_draw_gives_the_recorded_value_only_for_the_recorded_strategy_in_order():
+    from hypothesis import strategies as st
+
+    words = st.lists(st.sampled_from(["a", "b"]), max_size=3)
+    other = st.lists(st.sampled_from(["a", "b"]), max_size=4)
+
+    def body(data, n=1, strategy=words):
+        return [data.draw(strategy) for _ in range(n)]
+
+    assert replay._outcome(body, {}, {"data": draws_of(words, ["a"])}) == replay.PASS
+    # Another strategy, more draws or fewer than the reference's run: hypothesis decides.
+    assert replay._outcome(body, {}, {"data": draws_of(words, ["a"]), "strategy": other}) == replay.DEPARTED
+    assert replay._outcome(body, {}, {"data": draws_of(words, ["a"]), "n": 2}) == replay.DEPARTED
+    assert replay._outcome(body, {}, {"data": draws_of(words, ["a"], ["b"])}) == replay.DEPARTED
+    # A draw where hypothesis stopped the reference's example stops it again.
+    stopped = replay.decode({"$data": [[repr(words), None, ["a"]], [repr(words), None]]})
+    assert replay._outcome(body, {}, {"data": stopped, "n": 2}) == replay.STOP
+
+    def swallows(data):
+        try:
+            data.draw(other)
+        except Exception:
+            pass  # a test's own handler cannot hide the departure
+
+    assert replay._outcome(swallows, {}, {"data": draws_of(words, ["a"])}) == replay.DEPARTED
+    assert repr(draws_of(words)) == "data(...)"
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.stem}")
@@ -156,4 +211,29 @@ def test_the_page_gets_the_recording_in_its_kit_zip_and_finds_it_beside_its_sess
     assert "replay.ENV_FILE" in session and f'with_name("{web_build.REPLAY_FILE}")' in session
     # Nothing of the reference travels with it: the examples and how the tests took them, no answers.
     assert set(shipped) == {"format", "hypothesis", "modules", "skipped", "tests"}
-    assert {outcome for examples in shipped["tests"].values() for _, outcome, _ in examples} <= {"pass", "reject"}
+    assert {outcome for examples in shipped["tests"].values() for _, outcome, _ in examples} <= {"pass", "reject", "stop"}
+
+
+def test_hypothesis_keeps_no_formatted_traceback_per_failing_example_and_the_reports_stay_the_same(monkeypatch):
+    """tests_plugin.expected_traceback: what hypothesis keeps of each failing example, shown by no report."""
+    import hypothesis.core
+    from hypothesis.internal import escalation
+
+    from grader.core import tests_plugin
+
+    assert hypothesis.core.format_exception is tests_plugin.expected_traceback
+    kept: list[str] = []
+
+    def keeping(err, tb):
+        kept.append(tests_plugin.expected_traceback(err, tb))
+        return kept[-1]
+
+    reports = {}
+    for name, formatter in (("short", keeping), ("hypothesis's own", escalation.format_exception)):
+        monkeypatch.setattr(hypothesis.core, "format_exception", formatter)
+        report = run(lambda: Counting([], clip=False), "counting", tiers=("properties",))
+        reports[name] = [(t.name, t.status, t.message) for t in report.tests]
+    assert reports["short"] == reports["hypothesis's own"]
+    assert sum(status == "fail" for _, status, _ in reports["short"]) >= 8
+    # One line per failing example (no frames, no source), and there were many: the shrinking.
+    assert len(kept) > 50 and all("Traceback" not in text and "File " not in text for text in kept)

@@ -10,8 +10,11 @@ not meet) hands the test back to hypothesis, which draws the same examples, gets
 the replay already had (the `Tape`, so the submission is asked nothing twice), and shrinks as
 always: verdicts and counterexamples stay exactly as they are.
 
-A test that draws inside its body (st.data()) or steers hypothesis (target()) is never replayed,
-nor one whose examples do not survive a JSON round trip. The file lives in build/cache under a
+A test that draws inside its body (st.data()) is replayed too: each draw is written down with
+the strategy it was asked of, and a replayed draw gives the recorded value only when the body
+asks the same strategy (by its repr) at the same place, and every recorded draw is asked for;
+anything else hands the test to hypothesis. A test that steers hypothesis (target()) is never
+replayed, nor one whose examples do not survive a JSON round trip. The file lives in build/cache under a
 digest of what the draws depend on; the page gets it from the web build.
 """
 
@@ -33,17 +36,18 @@ from typing import Any
 import hypothesis
 import hypothesis.errors
 import pytest
-from hypothesis.errors import UnsatisfiedAssumption
+from hypothesis.errors import StopTest, UnsatisfiedAssumption
 
 from grader.core import exercise
 
-FORMAT = 1
+FORMAT = 2  # 2: the draws of st.data() tests
 # "0" turns replay off (the benchmark's "before", and a way to rule it out when in doubt).
 ENV_SWITCH = "KIT_REPLAY"
 # Where the page (or anyone) keeps a recording of its own; otherwise build/cache holds it.
 ENV_FILE = "KIT_REPLAY_FILE"
 ENV_COUNTEREXAMPLE = "KIT_COUNTEREXAMPLE"
 PASS, REJECT = "pass", "reject"
+STOP = "stop"  # hypothesis ended the example at a draw in the body (StopTest: its choices ran out)
 # exercise.toml [hypothesis] counterexample: hypothesis's shrunk one, or the simplest failing recorded example.
 SHRUNK, SMALLEST_DRAWN = "shrunk", "smallest-drawn"
 # The engine's sources the recording depends on (besides the exercise's files and hypothesis's version).
@@ -52,6 +56,83 @@ ENGINE_SOURCES = ("grader/core/replay.py", "grader/core/tests_plugin.py")
 
 class Unrecordable(Exception):
     """A drawn value that does not survive the trip to JSON and back."""
+
+
+class Departed(BaseException):
+    """A replayed st.data() test asked for a draw the reference's run did not make (a BaseException, so the
+    test's own `except Exception` cannot swallow it): hypothesis decides that test."""
+
+
+class _DrawLog:
+    """Stands in for st.data() while the reference's run is recorded: draws as hypothesis does, and writes each down."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self.draws: list[list] = []  # [strategy's repr, label, the value encoded]
+        self.problem: str | None = None
+
+    def draw(self, strategy: Any, label: Any = None) -> Any:
+        try:
+            value = self._inner.draw(strategy, label)
+        except StopTest:
+            self.draws.append([repr(strategy), label])  # no value: hypothesis ended the example here
+            raise
+        kept: Any = None
+        try:
+            kept = encode(value)
+            if not same(decode(kept), value):
+                raise Unrecordable("a value changed on the trip to JSON and back")
+            if label is not None and type(label) is not str:
+                raise Unrecordable("a draw's label is not a string")
+        except Unrecordable as exc:
+            self.problem = self.problem or str(exc)
+        self.draws.append([repr(strategy), label, kept])
+        return value
+
+    def __repr__(self) -> str:
+        return repr(self._inner)
+
+
+class Stopped(BaseException):
+    """A replayed draw where hypothesis ended the reference's example (StopTest)."""
+
+
+_STOPPED = object()  # a recorded draw without a value: the example stopped there
+
+
+class ReplayedData:
+    """Stands in for st.data() in a replayed example: each draw gives the recorded value if asked the recorded
+    strategy, in the recorded order; anything else raises Departed. In a final run it notes each draw as
+    hypothesis's own does ("Draw 1: ...")."""
+
+    def __init__(self, draws: list[tuple[str, Any, Any]]) -> None:
+        self._draws, self._at = draws, 0
+
+    @property
+    def finished(self) -> bool:
+        return self._at == len(self._draws)
+
+    def draw(self, strategy: Any, label: Any = None) -> Any:
+        if self._at >= len(self._draws):
+            raise Departed("a draw the recorded run did not make")
+        want, want_label, value = self._draws[self._at]
+        if label != want_label or repr(strategy) != want:
+            raise Departed("a draw of another strategy than the recorded run's")
+        self._at += 1
+        if value is _STOPPED:
+            raise Stopped()
+        context = hypothesis.control._current_build_context.value
+        if context is not None and getattr(context, "is_final", False):
+            from hypothesis.vendor.pretty import RepresentationPrinter
+
+            printer = RepresentationPrinter()
+            printer.text(f"Draw {self._at}{'' if label is None else f' ({label})'}: ")
+            printer.pretty(value)
+            hypothesis.note(printer.getvalue())
+        return value
+
+    def __repr__(self) -> str:
+        return "data(...)"
 
 
 # ---------------------------------------------------------------- values <-> JSON
@@ -94,6 +175,8 @@ def decode(data: Any) -> Any:
         if tag == "$r":
             module, name = inner.split(":", 1)
             return _resolve(module, name)
+        if tag == "$data":
+            return ReplayedData([(d[0], d[1], decode(d[2]) if len(d) == 3 else _STOPPED) for d in inner])
         raise ValueError(f"unknown tag {tag!r}")
     return data
 
@@ -127,7 +210,7 @@ def same(a: Any, b: Any) -> bool:
 @dataclass
 class Example:
     data: dict  # the kwargs the test received, encoded: decoded afresh for each run, which may mutate them
-    outcome: str  # pass | reject
+    outcome: str  # pass | reject | stop
     rank: int  # its place in hypothesis's order of simplicity (shortlex of its choices): 0 is simplest
 
 
@@ -275,26 +358,39 @@ class _Capture:
         def capture(*args: Any, **kwargs: Any) -> Any:
             data = hypothesis.control.current_build_context().data
             drawn = {k: v for k, v in kwargs.items() if k in given}
+            # st.data() draws in the body: written down as they are made (see _DrawLog).
+            logs = {k: _DrawLog(v) for k, v in drawn.items() if type(v).__name__ == "DataObject"}
+            plain = {k: v for k, v in drawn.items() if k not in logs}
             kept: Any = None
-            if any(type(v).__name__ == "DataObject" for v in drawn.values()):
-                why.append("it draws in its body (st.data())")
-            else:
-                try:
-                    kept = encode(drawn)
-                    if not same(decode(kept), drawn):
-                        raise Unrecordable("a value changed on the trip to JSON and back")
-                except Unrecordable as exc:
-                    why.append(str(exc))
-            key = _simplicity(data)
             try:
-                result = inner(*args, **kwargs)
+                kept = encode(plain)  # now: the body may change what it was given
+                if not same(decode(kept), plain):
+                    raise Unrecordable("a value changed on the trip to JSON and back")
+            except Unrecordable as exc:
+                why.append(str(exc))
+            outcome = None
+            try:
+                result = inner(*args, **{**kwargs, **logs})
+                outcome = PASS
             except UnsatisfiedAssumption:
-                examples.append((kept, REJECT, key))
+                outcome = REJECT
+                raise
+            except StopTest:
+                outcome = STOP
                 raise
             finally:
                 if getattr(data, "target_observations", None):
                     why.append("it calls target()")
-            examples.append((kept, PASS, key))
+                why.extend(log.problem for log in logs.values() if log.problem)
+                if outcome is None:
+                    why.append("an example ended otherwise than passed, rejected or stopped")
+                else:
+                    if kept is not None and logs:  # the draws, in the argument's place
+                        encoded = dict(kept["$d"])
+                        encoded.update({k: {"$data": log.draws} for k, log in logs.items()})
+                        kept = {"$d": [[k, encoded[k]] for k in drawn]}
+                    # Hypothesis's order of simplicity covers the body's draws too: taken after them.
+                    examples.append((kept, outcome, _simplicity(data)))
             return result
 
         if _digest(capture) != _digest(inner):
@@ -405,10 +501,18 @@ class Tape:
         return value
 
 
+class _Data:
+    """What strategies made inside a test's body ask of the build context's data (`provider.avoid_realization`)."""
+
+    class provider:
+        avoid_realization = False
+
+
 class _NotFinal:
     """Stands in for hypothesis's build context: note() keeps quiet, as it does until the final run."""
 
     is_final = False
+    data = _Data()
 
 
 @contextmanager
@@ -459,6 +563,7 @@ def run_item(item: pytest.Function) -> bool | None:
 
 
 RAISED = "raised"
+DEPARTED = "departed"  # an st.data() test drew otherwise than the reference's run
 
 
 def counterexample_mode() -> str:
@@ -469,17 +574,25 @@ def counterexample_mode() -> str:
 def _outcome(inner: Callable, funcargs: dict, kwargs: dict) -> str:
     try:
         inner(**funcargs, **kwargs)
+        got = PASS
+    except Departed:
+        return DEPARTED
     except UnsatisfiedAssumption:
-        return REJECT
+        got = REJECT
+    except Stopped:
+        got = STOP
     except Exception:
         return RAISED
-    return PASS
+    if not all(v.finished for v in kwargs.values() if isinstance(v, ReplayedData)):
+        return DEPARTED  # fewer draws than the reference's run: hypothesis would go on otherwise
+    return got
 
 
 class _Final:
     """The final run's context: note() reports, as in hypothesis's run of the example it shows."""
 
     is_final = True
+    data = _Data()
 
 
 def _fail_with(item: pytest.Function, inner: Callable, funcargs: dict, kwargs: dict, tape: Tape, start: int) -> None:
@@ -500,7 +613,7 @@ def _fail_with(item: pytest.Function, inner: Callable, funcargs: dict, kwargs: d
     try:
         with with_reporter(fragments.append), hypothesis.control._current_build_context.with_value(_Final()):
             inner(**funcargs, **kwargs)
-    except UnsatisfiedAssumption:
+    except (UnsatisfiedAssumption, Departed, Stopped):
         return
     except Exception as exc:
         for fragment in fragments:

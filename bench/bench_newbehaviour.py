@@ -129,6 +129,9 @@ class Phases:
             step()
 
 
+EXECUTIONS = "  of it: hypothesis's executions of the test"
+
+
 def phases_installed() -> Phases:
     from hypothesis.internal.conjecture import engine
 
@@ -139,6 +142,8 @@ def phases_installed() -> Phases:
     phases.wrap(Grader, "_run_for_real", "partial run (pytest)")
     phases.wrap(engine.ConjectureRunner, "shrink_interesting_examples", "  of it: hypothesis shrinking")
     phases.wrap(engine.ConjectureRunner, "generate_new_examples", "  of it: hypothesis generating")
+    # Each example hypothesis runs (generating or shrinking): its count is the number of executions.
+    phases.wrap(engine.ConjectureRunner, "test_function", EXECUTIONS)
     phases.wrap(replay, "run_item", "  of it: property tests (replay, then hypothesis)")
     phases.wrap(memo_module.Recorder, "call", "  of it: calls into the jail, one at a time")
     phases.wrap(Grader, "_as_a_full_run", "memo check (confirm)")
@@ -220,6 +225,13 @@ def diverse(args: argparse.Namespace, settings: Settings, tests, learned: list) 
             "wall_s": round(total, 2),
             "split_share": {k: round(v / total, 3) for k, v in sorted(split.items(), key=lambda kv: -kv[1])},
         }
+        executions = [r["counts"].get(EXECUTIONS, 0) for r in picked]
+        if any(executions):
+            # The floor under exact shrinking: hypothesis runs this many examples, each a few ms of its engine.
+            figures[kind]["median_hypothesis_executions"] = statistics.median(executions)
+            figures[kind]["ms_per_hypothesis_execution"] = round(
+                1000 * sum(r["split"].get(EXECUTIONS, 0.0) for r in picked) / sum(executions), 2
+            )
     print(json.dumps(figures, indent=2))
     if profile is not None:
         pstats.Stats(profile).sort_stats(os.environ.get("BENCH_SORT", "cumulative")).print_stats(60)
@@ -241,6 +253,7 @@ def main() -> None:
         "--profile", choices=("passing", "failing", "diverse"), help="print a cProfile of that kind, replay off and on"
     )
     parser.add_argument("--only", help="only submissions whose file name contains this")
+    parser.add_argument("--kinds", default="passing,failing", help="which of the catalogue's kinds (not --diverse)")
     parser.add_argument("--diverse", type=int, metavar="N", help="N mutants of the diverse class instead (see above)")
     parser.add_argument("--mode", choices=MODES, default="on", help="--diverse: replay and counterexample (see MODES)")
     parser.add_argument("--seed", type=int, default=1, help="--diverse: the class's seed (bench_grade.py's is 1)")
@@ -261,6 +274,8 @@ def main() -> None:
     }
     figures: dict = {"load_before": os.getloadavg()[0], "cores": os.cpu_count()}
     for kind, (paths, memo) in kinds.items():
+        if kind not in args.kinds.split(","):
+            continue
         if args.only:
             paths = [p for p in paths if args.only in p.name]
         specs = [discover([str(p)])[0] for p in paths]

@@ -237,3 +237,22 @@ def test_hypothesis_keeps_no_formatted_traceback_per_failing_example_and_the_rep
     assert sum(status == "fail" for _, status, _ in reports["short"]) >= 8
     # One line per failing example (no frames, no source), and there were many: the shrinking.
     assert len(kept) > 50 and all("Traceback" not in text and "File " not in text for text in kept)
+
+
+def test_a_body_draw_of_a_strategy_holding_a_function_makes_its_test_unreplayable():
+    """The same repr can draw otherwise when a function decides (a closure over an answer, say)."""
+    from hypothesis import strategies as st
+
+    class Data:
+        def draw(self, strategy, label=None):
+            return 0
+
+    offset = 1
+    for strategy in (st.integers().map(lambda v: v + offset), st.builds(int), st.integers().filter(bool)):
+        log = replay._DrawLog(Data())
+        log.draw(strategy)
+        assert log.problem is not None and "function" in log.problem
+    plain = replay._DrawLog(Data())
+    plain.draw(st.lists(st.text(alphabet=" \t", min_size=1), min_size=2, max_size=2))
+    plain.draw(st.lists(st.sampled_from(["a", "b"]), max_size=3))
+    assert plain.problem is None and len(plain.draws) == 2

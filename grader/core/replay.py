@@ -14,7 +14,8 @@ A test that draws inside its body (st.data()) is replayed too: each draw is writ
 the strategy it was asked of, and a replayed draw gives the recorded value only when the body
 asks the same strategy (by its repr) at the same place, and every recorded draw is asked for;
 anything else hands the test to hypothesis. A test that steers hypothesis (target()) is never
-replayed, nor one whose examples do not survive a JSON round trip. The file lives in build/cache under a
+replayed, nor one whose examples do not survive a JSON round trip, nor one that draws in its body
+from a strategy holding a function (OPAQUE: the same repr could draw otherwise). The file lives in build/cache under a
 digest of what the draws depend on; the page gets it from the web build.
 """
 
@@ -63,6 +64,28 @@ class Departed(BaseException):
     test's own `except Exception` cannot swallow it): hypothesis decides that test."""
 
 
+# A strategy whose repr shows one of these holds a function (a lambda's closure, a composite's body):
+# the same repr can then draw otherwise, for instance from a value the submission returned. A test
+# that draws such a strategy in its body is not replayed.
+OPAQUE = (
+    ".map(",
+    ".filter(",
+    ".flatmap(",
+    "builds(",
+    "composite",
+    "lambda",
+    "functions(",
+    "from_type(",
+    "deferred(",
+    "recursive(",
+    "data(",
+    "runner(",
+    "shared(",
+    "<function",
+    "<bound",
+)
+
+
 class _DrawLog:
     """Stands in for st.data() while the reference's run is recorded: draws as hypothesis does, and writes each down."""
 
@@ -72,10 +95,15 @@ class _DrawLog:
         self.problem: str | None = None
 
     def draw(self, strategy: Any, label: Any = None) -> Any:
+        shown = repr(strategy)
+        if any(marker in shown for marker in OPAQUE):
+            self.problem = (
+                self.problem or f"a draw in its body holds a function ({shown[:60]}): its repr does not say what it draws"
+            )
         try:
             value = self._inner.draw(strategy, label)
         except StopTest:
-            self.draws.append([repr(strategy), label])  # no value: hypothesis ended the example here
+            self.draws.append([shown, label])  # no value: hypothesis ended the example here
             raise
         kept: Any = None
         try:
@@ -86,7 +114,7 @@ class _DrawLog:
                 raise Unrecordable("a draw's label is not a string")
         except Unrecordable as exc:
             self.problem = self.problem or str(exc)
-        self.draws.append([repr(strategy), label, kept])
+        self.draws.append([shown, label, kept])
         return value
 
     def __repr__(self) -> str:

@@ -15,8 +15,8 @@ the strategy it was asked of, and a replayed draw gives the recorded value only 
 asks the same strategy (by its repr) at the same place, and every recorded draw is asked for;
 anything else hands the test to hypothesis. A test that steers hypothesis (target()) is never
 replayed, nor one whose examples do not survive a JSON round trip, nor one that draws in its body
-from a strategy holding a function (OPAQUE: the same repr could draw otherwise). The file lives in build/cache under a
-digest of what the draws depend on; the page gets it from the web build.
+from a strategy holding a function (OPAQUE: the same repr could draw otherwise). The file lives in
+build/cache under a digest of what the draws depend on; the page gets it from the web build.
 """
 
 from __future__ import annotations
@@ -107,11 +107,9 @@ class _DrawLog:
             raise
         kept: Any = None
         try:
-            kept = encode(value)
-            if not same(decode(kept), value):
-                raise Unrecordable("a value changed on the trip to JSON and back")
             if label is not None and type(label) is not str:
                 raise Unrecordable("a draw's label is not a string")
+            kept = kept_as_json(value)
         except Unrecordable as exc:
             self.problem = self.problem or str(exc)
         self.draws.append([shown, label, kept])
@@ -217,6 +215,14 @@ def _resolve(module: str, qualname: str) -> Any:
     except (ImportError, AttributeError):
         return None
     return found
+
+
+def kept_as_json(value: Any) -> Any:
+    """`value` encoded, if it comes back from JSON the same; Unrecordable otherwise."""
+    kept = encode(value)
+    if not same(decode(kept), value):
+        raise Unrecordable("a value changed on the trip to JSON and back")
+    return kept
 
 
 def same(a: Any, b: Any) -> bool:
@@ -388,12 +394,10 @@ class _Capture:
             drawn = {k: v for k, v in kwargs.items() if k in given}
             # st.data() draws in the body: written down as they are made (see _DrawLog).
             logs = {k: _DrawLog(v) for k, v in drawn.items() if type(v).__name__ == "DataObject"}
-            plain = {k: v for k, v in drawn.items() if k not in logs}
-            kept: Any = None
+            kept: dict[str, Any] = {}
             try:
-                kept = encode(plain)  # now: the body may change what it was given
-                if not same(decode(kept), plain):
-                    raise Unrecordable("a value changed on the trip to JSON and back")
+                # Now: the body may change what it was given.
+                kept = {k: kept_as_json(v) for k, v in drawn.items() if k not in logs}
             except Unrecordable as exc:
                 why.append(str(exc))
             outcome = None
@@ -413,12 +417,10 @@ class _Capture:
                 if outcome is None:
                     why.append("an example ended otherwise than passed, rejected or stopped")
                 else:
-                    if kept is not None and logs:  # the draws, in the argument's place
-                        encoded = dict(kept["$d"])
-                        encoded.update({k: {"$data": log.draws} for k, log in logs.items()})
-                        kept = {"$d": [[k, encoded[k]] for k in drawn]}
+                    # The arguments in their order, each st.data() one as its draws (encode's "$d" form).
+                    arguments = [[k, {"$data": logs[k].draws} if k in logs else kept.get(k)] for k in drawn]
                     # Hypothesis's order of simplicity covers the body's draws too: taken after them.
-                    examples.append((kept, outcome, _simplicity(data)))
+                    examples.append(({"$d": arguments}, outcome, _simplicity(data)))
             return result
 
         if _digest(capture) != _digest(inner):

@@ -146,12 +146,12 @@ def test_replay_asks_the_submission_the_calls_hypothesis_asks_each_once(clip):
     assert seen[True] == seen[False]
 
 
-def test_the_smallest_drawn_counterexample_is_a_failing_recorded_example_shown_as_hypothesis_shows_one():
-    recording = replay.ensure(run)
-    reports = {}
+def test_the_smallest_drawn_counterexample_is_the_simplest_failing_example_of_the_recording_and_its_pool():
+    reports, recordings = {}, {}
     for mode in (replay.SHRUNK, replay.SMALLEST_DRAWN):
         os.environ[replay.ENV_COUNTEREXAMPLE] = mode
         try:
+            recordings[mode] = replay.ensure(run)
             reports[mode] = run(lambda: Counting([], clip=False), "counting", tiers=("properties",))
         finally:
             os.environ.pop(replay.ENV_COUNTEREXAMPLE, None)
@@ -162,14 +162,44 @@ def test_the_smallest_drawn_counterexample_is_a_failing_recorded_example_shown_a
     assert test.message.startswith(
         "the score must lie between 0 and 1, got 1.5\nFalsifying example: test_gamma_0_scores_the_fmean_alone("
     )
+    key = "test_properties.py::test_gamma_0_scores_the_fmean_alone"
+    pooled = recordings[replay.SMALLEST_DRAWN]
     failing = [
         e
-        for e in recording.tests["test_properties.py::test_gamma_0_scores_the_fmean_alone"]
+        for e in pooled.tests[key] + pooled.pool[key]
         if len(replay.decode(e.data)["candidate"]) > len(set(replay.decode(e.data)["candidate"]))
     ]
-    simplest = replay.decode(min(failing, key=lambda e: e.rank).data)
-    call = f"meteor_score({' '.join(simplest['reference'])!r}, {' '.join(simplest['candidate'])!r})"
+    simplest = min(failing, key=lambda e: e.rank)
+    # A simpler one than any of the 25 examples that decide the verdict: the pool found it.
+    assert simplest in pooled.pool[key]
+    assert simplest.rank < min(e.rank for e in failing if e in pooled.tests[key])
+    example = replay.decode(simplest.data)
+    call = f"meteor_score({' '.join(example['reference'])!r}, {' '.join(example['candidate'])!r})"
     assert test.message.endswith(f"\n{call}")
+
+
+def test_the_smallest_drawn_pool_holds_simpler_examples_the_reference_passes_and_only_that_setting_draws_it():
+    os.environ[replay.ENV_COUNTEREXAMPLE] = replay.SMALLEST_DRAWN
+    try:
+        pooled, pooled_path = replay.ensure(run), replay.cache_path()
+    finally:
+        os.environ.pop(replay.ENV_COUNTEREXAMPLE, None)
+    plain, plain_path = replay.ensure(run), replay.cache_path()
+    assert plain.pool == {} and pooled_path != plain_path
+    # The 25 examples that decide each verdict are the same either way.
+    assert {name: [e.data for e in listed] for name, listed in pooled.tests.items()} == {
+        name: [e.data for e in listed] for name, listed in plain.tests.items()
+    }
+    assert set(pooled.pool) == set(pooled.tests)
+    for name, pool in pooled.pool.items():
+        ranks = [e.rank for e in pool]
+        assert 0 < len(pool) <= replay.POOL_KEPT and ranks == sorted(set(ranks))
+        assert all(e.outcome == replay.PASS for e in pool)
+        assert not set(ranks) & {e.rank for e in pooled.tests[name]}
+    # Simpler than what was drawn for the verdict: the pool's simplest comes before most of the 25.
+    examples = pooled.tests["test_properties.py::test_gamma_0_scores_the_fmean_alone"]
+    first = pooled.pool["test_properties.py::test_gamma_0_scores_the_fmean_alone"][0].rank
+    assert sum(e.rank > first for e in examples) > len(examples) // 2
 
 
 def test_an_unknown_counterexample_setting_is_refused():
@@ -210,8 +240,10 @@ def test_the_page_gets_the_recording_in_its_kit_zip_and_finds_it_beside_its_sess
     assert shipped == replay.ensure(run).as_json()
     assert "replay.ENV_FILE" in session and f'with_name("{web_build.REPLAY_FILE}")' in session
     # Nothing of the reference travels with it: the examples and how the tests took them, no answers.
-    assert set(shipped) == {"format", "hypothesis", "modules", "skipped", "tests"}
+    assert set(shipped) == {"format", "hypothesis", "modules", "skipped", "tests", "pool"}
     assert {outcome for examples in shipped["tests"].values() for _, outcome, _ in examples} <= {"pass", "reject", "stop"}
+    # The pool is drawn only for counterexample = "smallest-drawn": this exercise's page does not carry one.
+    assert EXERCISE.counterexample == replay.SHRUNK and shipped["pool"] == {}
 
 
 def test_hypothesis_keeps_no_formatted_traceback_per_failing_example_and_the_reports_stay_the_same(monkeypatch):

@@ -41,7 +41,7 @@ from hypothesis.errors import StopTest, UnsatisfiedAssumption
 
 from grader.core import exercise
 
-FORMAT = 2  # 2: the draws of st.data() tests
+FORMAT = 3  # 2: the draws of st.data() tests; 3: the smallest-drawn pool, ranks across it
 # "0" turns replay off (the benchmark's "before", and a way to rule it out when in doubt).
 ENV_SWITCH = "KIT_REPLAY"
 # Where the page (or anyone) keeps a recording of its own; otherwise build/cache holds it.
@@ -51,6 +51,11 @@ PASS, REJECT = "pass", "reject"
 STOP = "stop"  # hypothesis ended the example at a draw in the body (StopTest: its choices ran out)
 # exercise.toml [hypothesis] counterexample: hypothesis's shrunk one, or the simplest failing recorded example.
 SHRUNK, SMALLEST_DRAWN = "shrunk", "smallest-drawn"
+# counterexample = "smallest-drawn": hypothesis draws this many examples more per test against the
+# reference, and the recording keeps the simplest of them (POOL_KEPT), in hypothesis's order of
+# simplicity. A failing test then shows the simplest failing example of the two lists: nearly as
+# small as a shrunk one (docs/performance.md), at a few calls' cost instead of shrinking's hundreds.
+POOL_DRAWN, POOL_KEPT = 400, 100
 # The engine's sources the recording depends on (besides the exercise's files and hypothesis's version).
 ENGINE_SOURCES = ("grader/core/replay.py", "grader/core/tests_plugin.py")
 
@@ -253,14 +258,20 @@ class Recording:
     tests: dict[str, list[Example]] = field(default_factory=dict)  # "module.py::test_name" -> examples, in order
     skipped: dict[str, str] = field(default_factory=dict)  # test -> why it is not replayed
     modules: dict[str, str] = field(default_factory=dict)  # test module -> the digest its examples depend on
+    # smallest-drawn only: test -> the simplest of POOL_DRAWN more examples the reference passes, simplest first
+    pool: dict[str, list[Example]] = field(default_factory=dict)
 
     def as_json(self) -> dict:
+        def rows(examples: dict[str, list[Example]]) -> dict:
+            return {name: [[e.data, e.outcome, e.rank] for e in listed] for name, listed in examples.items()}
+
         return {
             "format": FORMAT,
             "hypothesis": hypothesis.__version__,
             "modules": self.modules,
             "skipped": self.skipped,
-            "tests": {name: [[e.data, e.outcome, e.rank] for e in examples] for name, examples in self.tests.items()},
+            "tests": rows(self.tests),
+            "pool": rows(self.pool),
         }
 
 
@@ -268,8 +279,12 @@ def from_json(data: dict) -> Recording | None:
     """The recording, or None if another format or hypothesis made it."""
     if data.get("format") != FORMAT or data.get("hypothesis") != hypothesis.__version__:
         return None
-    tests = {name: [Example(kwargs, outcome, rank) for kwargs, outcome, rank in rows] for name, rows in data["tests"].items()}
-    return Recording(tests, dict(data.get("skipped", {})), dict(data.get("modules", {})))
+
+    def examples(rows: dict) -> dict[str, list[Example]]:
+        return {name: [Example(kwargs, outcome, rank) for kwargs, outcome, rank in listed] for name, listed in rows.items()}
+
+    skipped, modules = dict(data.get("skipped", {})), dict(data.get("modules", {}))
+    return Recording(examples(data["tests"]), skipped, modules, examples(data.get("pool", {})))
 
 
 def tests_dir() -> Path:
@@ -297,13 +312,18 @@ def module_digest(module: Path) -> str:
 
 
 def cache_path() -> Path:
-    """build/cache/replay-<digest>.json: the digest also covers the reference and this engine's sources."""
+    """build/cache/replay-<digest>[-pool].json: the digest also covers the reference and this engine's sources."""
     env = os.environ.get(ENV_FILE)
-    return Path(env) if env else _cache_path(exercise.exercise_root())
+    return Path(env) if env else _cache_path(exercise.exercise_root(), pooled())
+
+
+def pooled() -> bool:
+    """Whether the recording holds the smallest-drawn pool (only that setting uses it: it costs seconds to draw)."""
+    return counterexample_mode() == SMALLEST_DRAWN
 
 
 @cache
-def _cache_path(root: Path) -> Path:
+def _cache_path(root: Path, pool: bool) -> Path:
     ex = exercise.load()
     digest = hashlib.sha256()
     for module in sorted(tests_dir().glob("test_*.py")):
@@ -313,7 +333,7 @@ def _cache_path(root: Path) -> Path:
             digest.update(path.read_bytes())
         except OSError:
             digest.update(b"-")
-    return ex.root / "build" / "cache" / f"replay-{digest.hexdigest()[:20]}.json"
+    return ex.root / "build" / "cache" / f"replay-{digest.hexdigest()[:20]}{'-pool' if pool else ''}.json"
 
 
 _loaded: dict[Path, Recording | None] = {}
@@ -349,7 +369,7 @@ def ensure(run: Callable[..., Any], reference: Callable[[], Any] | None = None) 
 
             return load_local(str(source))
 
-    recording = record(run, reference)
+    recording = record(run, reference, pool=pooled())
     path = cache_path()
     text = json.dumps(recording.as_json(), ensure_ascii=True)
     try:
@@ -366,8 +386,10 @@ def ensure(run: Callable[..., Any], reference: Callable[[], Any] | None = None) 
 class _Capture:
     """A pytest plugin that writes down every example hypothesis gives each @given test."""
 
-    def __init__(self) -> None:
-        self.recording = Recording()
+    def __init__(self, examples: int | None = None) -> None:
+        self.recording = Recording()  # its tests are filled by record(), which ranks them
+        self.drawn: dict[str, list[tuple[Any, str, tuple]]] = {}  # test -> (kwargs encoded, outcome, simplicity)
+        self._examples = examples  # this many instead of the profile's (the smallest-drawn pool)
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -428,18 +450,22 @@ class _Capture:
             yield
             return
         handle.inner_test = capture
+        # Hypothesis reads a test's settings at each call: the pool's count for this run only.
+        own = getattr(item.obj, "_hypothesis_internal_use_settings", None)
+        if self._examples and own is not None:
+            item.obj._hypothesis_internal_use_settings = hypothesis.settings(own, max_examples=self._examples)
         try:
             outcome = yield
         finally:
             handle.inner_test = inner
+            if own is not None:
+                item.obj._hypothesis_internal_use_settings = own
         if outcome.excinfo is not None:
             why.append("the reference does not pass it")
         if why or not examples:
             self.recording.skipped[name] = why[0] if why else "no examples"
             return
-        order = sorted(range(len(examples)), key=lambda i: (examples[i][2], i))
-        ranks = {index: rank for rank, index in enumerate(order)}
-        self.recording.tests[name] = [Example(kept, outcome, ranks[i]) for i, (kept, outcome, _) in enumerate(examples)]
+        self.drawn[name] = examples
 
 
 def _digest(function: Callable) -> bytes | None:
@@ -464,18 +490,36 @@ def test_key(item: pytest.Item) -> str:
     return f"{item.path.name}::{getattr(item, 'originalname', item.name)}"
 
 
-def record(run: Callable[..., Any], reference: Callable[[], Any]) -> Recording:
-    """Run every @given test of the hidden tests once against `reference` with `run` (runner.run), writing its examples down."""
-    capture = _Capture()
+def record(run: Callable[..., Any], reference: Callable[[], Any], pool: bool = False) -> Recording:
+    """Run every @given test of the hidden tests once against `reference` with `run` (runner.run), writing its examples down.
+
+    With `pool`, a second run draws POOL_DRAWN examples per test, and the recording keeps the simplest.
+    """
+    capture, more = _Capture(), _Capture(examples=POOL_DRAWN) if pool else None
     os.environ[ENV_SWITCH], previous = "0", os.environ.get(ENV_SWITCH)
     try:
         run(reference, "reference", plugins=(capture,))
+        if more is not None:
+            run(reference, "reference", plugins=(more,))
     finally:
         if previous is None:
             os.environ.pop(ENV_SWITCH, None)
         else:
             os.environ[ENV_SWITCH] = previous
-    return capture.recording
+    recording = capture.recording
+    for name, drawn in capture.drawn.items():
+        extra = more.drawn.get(name, []) if more is not None else []
+        known = {key for _, _, key in drawn}
+        # Examples the verdict's run did not draw, that the reference passes, each once, the simplest first.
+        fresh = {key: kept for kept, outcome, key in extra if outcome == PASS and key not in known and key != ()}
+        simplest = sorted(fresh)[:POOL_KEPT]
+        # One order of simplicity across both lists; equal ones in the order hypothesis drew them.
+        order = sorted([(key, 0, i) for i, (_, _, key) in enumerate(drawn)] + [(key, 1, 0) for key in simplest])
+        rank = {(source, key if source else i): index for index, (key, source, i) in enumerate(order)}
+        recording.tests[name] = [Example(kept, outcome, rank[0, i]) for i, (kept, outcome, _) in enumerate(drawn)]
+        if simplest:
+            recording.pool[name] = [Example(fresh[key], PASS, rank[1, key]) for key in simplest]
+    return recording
 
 
 # ---------------------------------------------------------------- replaying
@@ -583,13 +627,28 @@ def run_item(item: pytest.Function) -> bool | None:
     if not differs:
         return True  # every example as the reference had it: hypothesis would pass it too
     if raised:
-        _, index = min(raised)
+        rank, index = min(raised)
+        simpler = _simpler_failure(recording.pool.get(test_key(item), ()), rank, inner, funcargs, tape)
+        if simpler is not None:
+            _fail_with(item, inner, funcargs, decode(simpler[0].data), tape, simpler[1])
         _fail_with(item, inner, funcargs, decode(examples[index].data), tape, starts[index])
     # Hypothesis draws the same examples again; the tape answers those the replay already asked.
     if tape is not None:
         tape.rewind()
     item.obj(**funcargs)
     return True
+
+
+def _simpler_failure(pool: Any, rank: int, inner: Callable, funcargs: dict, tape: Tape) -> tuple[Example, int] | None:
+    """The simplest pool example below `rank` that raises, and where its calls begin on the tape."""
+    with _in_test():
+        for extra in pool:
+            if extra.rank >= rank:
+                return None  # the pool is simplest first: the recorded example is the simplest failing one
+            start = tape.position
+            if _outcome(inner, funcargs, decode(extra.data)) == RAISED:
+                return extra, start
+    return None
 
 
 RAISED = "raised"

@@ -288,3 +288,26 @@ def test_a_body_draw_of_a_strategy_holding_a_function_makes_its_test_unreplayabl
     plain.draw(st.lists(st.text(alphabet=" \t", min_size=1), min_size=2, max_size=2))
     plain.draw(st.lists(st.sampled_from(["a", "b"]), max_size=3))
     assert plain.problem is None and len(plain.draws) == 2
+
+
+def test_a_grade_that_must_draw_the_examples_first_says_so_and_a_later_one_does_not(meteor_kit, tmp_path):
+    import shutil
+    import subprocess
+
+    klass = tmp_path / "class"
+    klass.mkdir()
+    shutil.copy(EXERCISE.root / "solutions" / "reference.py", klass / "alice.py")
+    env = {**os.environ, replay.ENV_FILE: str(tmp_path / "replay.json")}  # no recording there yet
+    said = []
+    for out in ("first", "second"):
+        done = subprocess.run(
+            [str(meteor_kit), "grade", str(klass), "--out", str(tmp_path / out)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+        said.append("drawing the property tests' examples" in done.stderr)
+    assert said == [True, False]
+    assert (tmp_path / "replay.json").exists()

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from grader.core import exercise
+from grader.core import exercise, replay
 from grader.core.safe_text import for_terminal
 from grader.judging import passback, resume
 from grader.judging.archive import ArchiveError, is_zip, unpacked
@@ -220,6 +220,9 @@ def _grade_and_write(args: argparse.Namespace, specs: list[Spec], mode: str) -> 
             "(--fresh grades every one)",
             file=sys.stderr,
         )
+    if todo and replay.enabled() and replay.current() is None:
+        # Seconds before the first submission (more with counterexample = "smallest-drawn"): say why.
+        print("drawing the property tests' examples against the reference (once per kit version)...", file=sys.stderr)
     progress = Progress(len(todo), sys.stderr)
     try:
         graded, interrupted = grade_all([specs[i] for i in todo], settings, args.jobs, progress), False

@@ -514,11 +514,11 @@ def record(run: Callable[..., Any], reference: Callable[[], Any], pool: bool = F
         fresh = {key: kept for kept, outcome, key in extra if outcome == PASS and key not in known and key != ()}
         simplest = sorted(fresh)[:POOL_KEPT]
         # One order of simplicity across both lists; equal ones in the order hypothesis drew them.
-        order = sorted([(key, 0, i) for i, (_, _, key) in enumerate(drawn)] + [(key, 1, 0) for key in simplest])
-        rank = {(source, key if source else i): index for index, (key, source, i) in enumerate(order)}
+        order = sorted([(key, 0, i) for i, (_, _, key) in enumerate(drawn)] + [(key, 1, j) for j, key in enumerate(simplest)])
+        rank = {(source, i): index for index, (_, source, i) in enumerate(order)}  # source 0: the 25, 1: the pool
         recording.tests[name] = [Example(kept, outcome, rank[0, i]) for i, (kept, outcome, _) in enumerate(drawn)]
         if simplest:
-            recording.pool[name] = [Example(fresh[key], PASS, rank[1, key]) for key in simplest]
+            recording.pool[name] = [Example(fresh[key], PASS, rank[1, j]) for j, key in enumerate(simplest)]
     return recording
 
 

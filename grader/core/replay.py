@@ -350,8 +350,11 @@ def current() -> Recording | None:
     return _loaded[path]
 
 
+_recording = False  # while record() runs the tests against the reference: nothing is replayed then
+
+
 def enabled() -> bool:
-    return os.environ.get(ENV_SWITCH, "1") != "0"
+    return not _recording and os.environ.get(ENV_SWITCH, "1") != "0"
 
 
 def ensure(run: Callable[..., Any], reference: Callable[[], Any] | None = None) -> Recording | None:
@@ -496,16 +499,14 @@ def record(run: Callable[..., Any], reference: Callable[[], Any], pool: bool = F
     With `pool`, a second run draws POOL_DRAWN examples per test, and the recording keeps the simplest.
     """
     capture, more = _Capture(), _Capture(examples=POOL_DRAWN) if pool else None
-    os.environ[ENV_SWITCH], previous = "0", os.environ.get(ENV_SWITCH)
+    global _recording
+    _recording, previous = True, _recording
     try:
         run(reference, "reference", plugins=(capture,))
         if more is not None:
             run(reference, "reference", plugins=(more,))
     finally:
-        if previous is None:
-            os.environ.pop(ENV_SWITCH, None)
-        else:
-            os.environ[ENV_SWITCH] = previous
+        _recording = previous
     recording = capture.recording
     for name, drawn in capture.drawn.items():
         extra = more.drawn.get(name, []) if more is not None else []

@@ -311,3 +311,39 @@ def test_a_grade_that_must_draw_the_examples_first_says_so_and_a_later_one_does_
         said.append("drawing the property tests' examples" in done.stderr)
     assert said == [True, False]
     assert (tmp_path / "replay.json").exists()
+
+
+class WrongOnlyOn(Counting):
+    """The reference, except for one (reference, candidate) pair, where it answers 1.5."""
+
+    def __init__(self, pair: tuple[str, str]):
+        super().__init__([])
+        self.pair = pair
+
+    def meteor_score(self, reference, candidate, **params):
+        if (reference, candidate) == self.pair:
+            return 1.5
+        return self.reference.meteor_score(reference, candidate, **params)
+
+
+def test_the_pool_never_decides_a_verdict_only_which_failing_example_is_shown(monkeypatch):
+    monkeypatch.setenv(replay.ENV_COUNTEREXAMPLE, replay.SMALLEST_DRAWN)
+    recording = replay.ensure(run)
+    key = "test_properties.py::test_gamma_0_scores_the_fmean_alone"
+
+    def texts(examples: list) -> list[tuple[str, str]]:
+        return [(" ".join(e["reference"]), " ".join(e["candidate"])) for e in (replay.decode(x.data) for x in examples)]
+
+    drawn, pool = texts(recording.tests[key]), texts(recording.pool[key])
+    asked: list = []  # every call the 25 examples of every property test make
+    assert run(lambda: Counting(asked), "reference", tiers=("properties",)).passed == 10
+    asked_pairs = {(reference, candidate) for reference, candidate, _ in asked}
+    # Wrong on a pool example alone: the 25 examples that decide the verdict never meet it, so it passes.
+    only_in_pool = next(pair for pair in pool if pair not in asked_pairs)
+    report = run(lambda: WrongOnlyOn(only_in_pool), "wrong-in-pool", tiers=("properties",))
+    assert report.passed == len(report.tests) == 10
+    # Wrong on one of the 25 alone: it fails, and that example is shown (no pool example fails).
+    report = run(lambda: WrongOnlyOn(drawn[-1]), "wrong-in-the-25", tiers=("properties",))
+    verdict = {t.name: t for t in report.tests}["test_gamma_0_scores_the_fmean_alone"]
+    assert verdict.status == "fail"
+    assert verdict.message.endswith(f"\nmeteor_score({drawn[-1][0]!r}, {drawn[-1][1]!r})")

@@ -12,13 +12,18 @@ PORT ?= 8000
 run: setup
 	$(KIT) serve --port $(PORT)
 
+# In two parts: the tests that bear another's load on both cores (-n 2; the modules sharing a
+# costly fixture stay on one worker: --dist loadgroup), then the timing-sensitive ones alone, as
+# before (`serial`: tests/conftest.py). Both parts always run; either failing fails the target.
+PYTEST := $(VENV)/bin/python -m pytest tests -q --durations=10
+PARALLEL := -n 2 --dist loadgroup -m "not serial"
 test: setup web
-	$(VENV)/bin/python -m pytest tests -q --durations=10
+	@status=0; $(PYTEST) $(PARALLEL) || status=1; $(PYTEST) -m serial || status=1; exit $$status
 
 # The same, with the slow catalogue-wide equality checks on every catalogue file instead of a
-# fixed sample (tests/test_replay.py): about 3 minutes more.
+# fixed sample (tests/test_replay.py, in the parallel part): about 3 minutes more.
 test-full: setup web
-	KIT_FULL_CATALOGUE=1 $(VENV)/bin/python -m pytest tests -q --durations=10
+	@status=0; export KIT_FULL_CATALOGUE=1; $(PYTEST) $(PARALLEL) || status=1; $(PYTEST) -m serial || status=1; exit $$status
 
 # The sandbox and the hostile corpus again under Debian's own Python (a venv of /usr/bin/python3.11:
 # dist-packages, no site-packages), where the jail must still be bubblewrap.

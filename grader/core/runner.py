@@ -281,8 +281,9 @@ def session(
     # of a failure (--tb=no). Its default style parses the source of every frame of every failure
     # (a failing submission ran 3x slower); "native", which the kit used before, still formats
     # each one: a wrong submission's non-property tiers took 1.33 times the CPU of --tb=no, with
-    # the same verdicts. unraisableexception runs full garbage collections each session.
-    args += ["--tb=no", "-p", "no:unraisableexception", "-p", "no:threadexception", *options]
+    # the same verdicts. unraisableexception runs full garbage collections each session. xdist
+    # (the kit's own test suite runs in parallel) has nothing to do in a grading session.
+    args += ["--tb=no", "-p", "no:unraisableexception", "-p", "no:threadexception", "-p", "no:xdist", *options]
     sink = io.StringIO()
     all_plugins = [collector, _ProviderPlugin(provider), *plugins]
     # The hidden tests' conftest loads the `kit` hypothesis profile; the caller keeps its own.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import signal
 import subprocess
 import warnings
 from pathlib import Path
@@ -221,7 +222,16 @@ def test_a_function_whose_answers_change_from_call_to_call_is_told_so_without_th
 
 
 def _python(code: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(BIN / "python"), "-c", code], cwd=KIT_ROOT, capture_output=True, text=True, timeout=120)
+    # Started with Ctrl+C at its default, as from a terminal: a pytest-xdist worker ignores SIGINT,
+    # and a child inheriting that would never get Python's KeyboardInterrupt handler.
+    return subprocess.run(
+        [str(BIN / "python"), "-c", code],
+        cwd=KIT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
 
 
 def test_ctrl_c_while_the_command_starts_is_one_line_and_exit_130():

@@ -44,7 +44,7 @@ from grader.judging import memo as memo_module
 from grader.judging.discovery import discover
 from grader.judging.grade import Grader, Settings
 from grader.judging.partial_run import catalogue, prepare_before_fork
-from grader.sandbox import host
+from grader.sandbox import batch, host
 
 CATALOGUE = ROOT / "tests" / "catalogue"
 # (KIT_REPLAY, KIT_COUNTEREXAMPLE): before, replay, and replay with the smallest drawn counterexample.
@@ -130,6 +130,7 @@ class Phases:
 
 
 EXECUTIONS = "  of it: hypothesis's executions of the test"
+ROUND_TRIPS = "round trips to the jail (count only)"
 
 
 def phases_installed() -> Phases:
@@ -150,6 +151,8 @@ def phases_installed() -> Phases:
     phases.wrap(grade_module, "_diagnosis", "diagnosis")
     phases.wrap(host.SandboxedSubmission, "_spawn", "fresh child (spawn and load)")
     phases.wrap(host.SandboxedSubmission, "evaluate", "jail batches (evaluate)", generator=True)
+    # Its count is the round trips (batches sent); its time is nothing (a generator made).
+    phases.wrap(batch.Batch, "answers", ROUND_TRIPS)
     return phases
 
 
@@ -225,6 +228,7 @@ def diverse(args: argparse.Namespace, settings: Settings, tests, learned: list) 
             "wall_s": round(total, 2),
             "split_share": {k: round(v / total, 3) for k, v in sorted(split.items(), key=lambda kv: -kv[1])},
         }
+        figures[kind]["median_round_trips"] = statistics.median(r["counts"].get(ROUND_TRIPS, 0) for r in picked)
         executions = [r["counts"].get(EXECUTIONS, 0) for r in picked]
         if any(executions):
             # The floor under exact shrinking: hypothesis runs this many examples, each a few ms of its engine.
@@ -234,6 +238,8 @@ def diverse(args: argparse.Namespace, settings: Settings, tests, learned: list) 
             )
     print(json.dumps(figures, indent=2))
     if profile is not None:
+        if os.environ.get("BENCH_PROFILE_OUT"):
+            profile.dump_stats(os.environ["BENCH_PROFILE_OUT"])  # for pstats' callers and callees
         pstats.Stats(profile).sort_stats(os.environ.get("BENCH_SORT", "cumulative")).print_stats(60)
     write("bench_newbehaviour_diverse.json", {**figures, "rows": rows})
 

@@ -17,7 +17,7 @@ from grader.core.submission import LocalSubmission
 from grader.judging import diagnose
 from grader.judging.discovery import read_source
 from grader.judging.grade import Grader, Settings, Spec
-from grader.judging.memo import Call, Memo, Profile, Trace
+from grader.judging.memo import Call, Memo, Profile, Recorder, Trace
 from grader.judging.partial_run import catalogue, prepare_before_fork
 from grader.sandbox.host import Answer, SandboxedSubmission
 
@@ -71,17 +71,31 @@ def test_a_new_behaviour_is_walked_in_one_child_not_one_fresh_child_per_test_it_
         return spawn(self)
 
     monkeypatch.setattr(SandboxedSubmission, "_spawn", counted)
+    in_real_run = []
+    real_run = Grader._run_for_real
+
+    def watched(self, *args, **kwargs):
+        before = len(spawns)
+        try:
+            return real_run(self, *args, **kwargs)
+        finally:
+            in_real_run.append(len(spawns) - before)
+
+    monkeypatch.setattr(Grader, "_run_for_real", watched)
     grader = Grader(Settings(timeout=2.0, budget=60.0), tests)
     try:
         grader.grade(copy(tmp_path, KIT_ROOT / "solutions" / "reference.py", "reference_1.py"))
+        in_real_run.clear()
         spawns.clear()
         result = grader.grade(copy(tmp_path, CATALOGUE / "wrong" / "rounding_to_int.py", "rounding.py"))[0]
     finally:
         grader.close()
     assert len(result["tests"]) - result["from_memo"] > 20  # it answers something new in many tests
     # The first child, the walk's one restart when its first batch (to the end of the run) bet
-    # wrong, the real run's, the memo's check's, the diagnosis's: not one per new test.
-    assert len(spawns) <= 6, len(spawns)
+    # wrong, the memo's check's, the diagnosis's: not one per new test. The real run goes on in
+    # the walk's child (the check asks a fresh one from where the walk left a full run's order).
+    assert len(spawns) <= 5, len(spawns)
+    assert in_real_run == [0]
 
 
 class FakeSandbox:
@@ -105,6 +119,46 @@ class FakeSandbox:
     def settle(self, seconds):
         self.settles += 1
         return True
+
+
+def _recorded_run(monkeypatch, sequences: dict[str, list[str]], run: list[tuple[str, str]]):
+    """A Recorder over a FakeSandbox asked `run`'s calls, (test, call) in order: the sandbox and the recorder."""
+    sandbox = FakeSandbox({c: "0.5" for _, c in run})
+    recorder = Recorder(sandbox, None, {t: [[[c], {}] for c in calls] for t, calls in sequences.items()})
+    for test, call in run:
+        monkeypatch.setenv("PYTEST_CURRENT_TEST", f"hidden_tests/test_x.py::{test} (call)")
+        assert recorder.call(call) == 0.5
+    recorder.finish()
+    return sandbox, recorder
+
+
+def test_a_real_run_sends_the_calls_a_remembered_run_made_next_in_one_batch(monkeypatch):
+    sandbox, recorder = _recorded_run(
+        monkeypatch, {"t1": ["a", "b", "c"], "t2": ["d", "e"]}, [("t1", "a"), ("t1", "b"), ("t1", "c"), ("t2", "d"), ("t2", "e")]
+    )
+    assert sandbox.batches == [["a", "b", "c"], ["d", "e"]]
+    assert sandbox.settles == 0 and recorder.deviation is None
+    assert [c.call for c in recorder.calls["t1"]] == [[["a"], {}], [["b"], {}], [["c"], {}]]
+
+
+def test_a_test_that_asks_otherwise_settles_the_batch_and_notes_where_the_child_left_a_full_run(monkeypatch):
+    # t1 stops after "a" (an example failed), then asks "x", which no remembered run asked there.
+    sandbox, recorder = _recorded_run(monkeypatch, {"t1": ["a", "b", "c"], "t2": ["d"]}, [("t1", "a"), ("t1", "x"), ("t2", "d")])
+    assert sandbox.batches == [["a", "b", "c"], ["x"], ["d"]]
+    assert sandbox.settles == 1
+    assert recorder.deviation == ("t1", 1)  # the child answered b and c, which a full run does not ask
+
+
+def test_calls_no_remembered_run_made_at_that_point_go_one_at_a_time(monkeypatch):
+    sandbox, recorder = _recorded_run(monkeypatch, {"t1": ["a", "b"]}, [("t1", "b"), ("t1", "a"), ("t2", "z")])
+    assert sandbox.batches == [["b"], ["a"], ["z"]]
+    assert sandbox.settles == 0 and recorder.deviation is None
+
+
+def test_a_batch_left_unasked_at_the_end_of_the_run_is_settled_without_a_deviation(monkeypatch):
+    sandbox, recorder = _recorded_run(monkeypatch, {"t1": ["a", "b", "c"]}, [("t1", "a")])
+    assert sandbox.batches == [["a", "b", "c"]] and sandbox.settles == 1
+    assert recorder.deviation is None  # no call came after it
 
 
 def _trace(test: str, path: list[tuple[str, str]], verdict: str) -> Trace:
@@ -237,6 +291,7 @@ def test_a_submission_out_of_budget_stops_its_run_and_reports_the_rest_not_run(t
             yield answer
 
     monkeypatch.setattr(SandboxedSubmission, "evaluate", counted)
+    formatted = count_formatted_tracebacks(monkeypatch)
     path = tmp_path / "spins.py"
     path.write_text(HANGS)
     grader = Grader(Settings(timeout=0.5, budget=1.2, memo=False), tests)
@@ -254,6 +309,38 @@ def test_a_submission_out_of_budget_stops_its_run_and_reports_the_rest_not_run(t
     )
     # Once the budget is spent, the run stops: one call learns it, the diagnosis one more.
     assert calls.count("not_run") <= 2
+    # As a session that ran fewer tests: pytest formats an interrupted one's traceback at length.
+    assert formatted == []
+
+
+def count_formatted_tracebacks(monkeypatch) -> list[str]:
+    """The exceptions whose traceback pytest formats from now on (each reads the source of its frames)."""
+    formatted: list[str] = []
+    getrepr = pytest.ExceptionInfo.getrepr
+
+    def counted(self, *args, **kwargs):
+        formatted.append(self.typename)
+        return getrepr(self, *args, **kwargs)
+
+    monkeypatch.setattr(pytest.ExceptionInfo, "getrepr", counted)
+    return formatted
+
+
+def test_the_kit_s_pytest_run_formats_no_traceback_of_a_failing_test_and_its_verdicts_stay(monkeypatch):
+    from grader.core import runner
+
+    source = (CATALOGUE / "wrong" / "no_clipping.py").read_text()
+    before = runner.run(lambda: LocalSubmission(source), "no_clipping", tiers=("examples", "properties"))
+    formatted = count_formatted_tracebacks(monkeypatch)
+    brief = runner.run(lambda: LocalSubmission(source), "no_clipping", tiers=("examples", "properties"))
+    failed = [t for t in brief.tests if t.status != "pass"]
+    assert len(failed) >= 3 and all(t.message for t in failed)
+    assert formatted == []
+    # pytest's own report of the same failures (BriefFailures left out) formats each one.
+    monkeypatch.setattr(runner, "BriefFailures", lambda: object())
+    full = runner.run(lambda: LocalSubmission(source), "no_clipping", tiers=("examples", "properties"))
+    assert len(formatted) >= len(failed)
+    assert [vars(t) for t in brief.tests] == [vars(t) for t in full.tests] == [vars(t) for t in before.tests]
 
 
 @pytest.mark.skipif(os.getuid() != 0, reason="restoring a process's priority needs root")

@@ -37,6 +37,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +54,8 @@ ENDS_TEST = ("timeout", "crash")
 MAX_NODES = 300_000
 # Seconds a walk waits for the rest of a batch it no longer needs (see Walk.run) before it starts a fresh child instead.
 SETTLE = 0.05
+# Calls a real run sends at most in one batch, ahead of the test asking for them (see Recorder).
+AHEAD = 256
 
 
 @dataclass
@@ -100,6 +103,8 @@ class Memo:
         self.profile_count = 0
         self.nodes = 0
         self.round_trips = 0  # batches sent, for the benchmark and the tests
+        # Per test, the calls of the first run it learned, in order: what a real run is likely to ask next (Recorder).
+        self.sequences: dict[str, list[list]] = {}
 
     def learn(self, item: Trace | Profile) -> None:
         if isinstance(item, Profile):
@@ -130,6 +135,7 @@ class Memo:
         if node.call is not None or (node.verdict is not None and node.verdict != trace.verdict):
             return False
         node.verdict = trace.verdict
+        self.sequences.setdefault(trace.test, [step.call for step in trace.calls])
         return True
 
     def add_profile(self, profile: Profile) -> None:
@@ -407,9 +413,22 @@ class Recorder(CallsByName):
     It also fails a test fast after that test's first timeout or crash: hypothesis would
     otherwise retry while shrinking, each try costing the whole time limit (or a new
     process). So such a test is decided by that one call, which is what the memo remembers.
+
+    Calls go to the sandbox one at a time, a round trip each, except where the memo knows what
+    comes next: a call that is the one a remembered run of this test made at this point is
+    sent with the calls that run made after it (`sequences`, the memo's first run of each
+    test), and the answers are taken as the test asks for them. The property tests' replayed
+    examples make the same calls whatever the answers, until an example fails. When the test
+    asks something else, the rest of the batch is settled, and the child has answered calls a
+    full run does not make: `deviation` says where, for the memo's check (as Walk.deviation).
     """
 
-    def __init__(self, sandbox: SandboxedSubmission, prefixes: dict[str, list[tuple[list, Answer]]] | None = None):
+    def __init__(
+        self,
+        sandbox: SandboxedSubmission,
+        prefixes: dict[str, list[tuple[list, Answer]]] | None = None,
+        sequences: dict[str, list[list]] | None = None,
+    ):
         self.sandbox = sandbox
         self.calls: dict[str, list[Call]] = {}
         self.answers: dict[str, list[tuple[list, Answer]]] = {}  # the same calls, with whole answers
@@ -418,6 +437,11 @@ class Recorder(CallsByName):
         # Per test, the calls (and answers) the replay already made: the run makes them again
         # first, in the same order, and takes those answers instead of asking the sandbox.
         self._prefixes = dict(prefixes or {})
+        self._sequences = sequences or {}
+        # The batch sent ahead: its test, the calls not yet asked for, and its answers.
+        self._ahead: tuple[str, list[list], Iterator[Answer]] | None = None
+        self.deviation: tuple[str, int] | None = None  # (test, calls of it made) where the child first left a full run's order
+        self.sent_ahead = 0  # calls sent in a batch before the test asked for them, for the benchmark and the tests
 
     def call(self, *args: Any, **kwargs: Any) -> Any:
         test = current_test()
@@ -431,7 +455,7 @@ class Recorder(CallsByName):
             answer: Answer = prefix[made][1]
         else:
             self._prefixes.pop(test, None)
-            answer = next(self.sandbox.evaluate([call]))
+            answer = self._ask(test, made, call)
         if answer.kind in UNSTABLE:
             self.unstable.add(test)
         self.calls.setdefault(test, []).append(Call(call, answer.key()))
@@ -444,6 +468,43 @@ class Recorder(CallsByName):
             if exc.kind in ("timeout", "crash"):
                 self._hung[test] = exc
             raise
+
+    def _ask(self, test: str, made: int, call: list) -> Answer:
+        """The answer to the `made`th call of `test`: from the batch sent ahead, or the sandbox's."""
+        if self._ahead is not None:
+            ahead_test, calls, answers = self._ahead
+            if ahead_test == test and calls[0] == call:
+                del calls[0]
+                answer = next(answers, None)
+                if answer is not None:
+                    if not calls or answer.kind in ENDS_TEST + UNSTABLE:
+                        self._ahead = None  # the batch ended: nothing left unread
+                    return answer
+            self.finish(deviates=True)
+        batch = [call]
+        sequence = self._sequences.get(test)
+        if sequence is not None and made < len(sequence) and sequence[made] == call:
+            batch += sequence[made + 1 : made + 1 + AHEAD]
+        answers = self.sandbox.evaluate(batch)
+        answer = next(answers)
+        if len(batch) > 1 and answer.kind not in ENDS_TEST + UNSTABLE:
+            self._ahead = (test, batch[1:], answers)
+            self.sent_ahead += len(batch) - 1
+        return answer
+
+    def finish(self, deviates: bool = False) -> None:
+        """Settle the batch sent ahead, if the tests left a part of it unasked.
+
+        `deviates`: the run goes on, so the child's answers from now on follow calls a full run does not make.
+        """
+        if self._ahead is None:
+            return
+        test, _, answers = self._ahead
+        self._ahead = None
+        answers.close()
+        self.sandbox.settle(SETTLE)
+        if deviates and self.deviation is None:
+            self.deviation = (test, len(self.calls.get(test, [])))
 
     @property
     def function(self) -> str:

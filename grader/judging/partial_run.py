@@ -51,24 +51,52 @@ class _NodeIds:
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         for item in session.items:
-            self.ids[item.name] = f"{item.path}::{item.name}"
+            self.ids[item.name] = _node_id(item)
+
+
+def _node_id(item: pytest.Item) -> str:
+    return f"{item.path}::{item.name}"
 
 
 class _StopWhen:
-    """Ends the session after a test once `reason()` says why (the submission's budget is spent)."""
+    """Ends the session after a test once `reason()` says why (the submission's budget is spent).
+
+    As a session that ran fewer tests (runner.last_test), not an interrupted one, whose report
+    pytest would format at length for nobody.
+    """
 
     def __init__(self, reason: Callable[[], str | None]):
         self.reason = reason
-        self.session: pytest.Session | None = None
         self.stopped: str | None = None
 
-    def pytest_sessionstart(self, session: pytest.Session) -> None:
-        self.session = session
-
-    def pytest_runtest_logfinish(self) -> None:
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> object:
+        result = yield
         why = self.reason()
-        if why and self.session is not None:
-            self.stopped = self.session.shouldstop = why
+        if why and not self.stopped:
+            self.stopped = why
+            runner.last_test(item)
+        return result
+
+
+class _Only:
+    """Keeps the tests named by node id, in the order collected.
+
+    Rather than naming each on pytest's command line, where each is resolved and matched apart:
+    a run of 94 named tests took 1.08-1.14 times the CPU.
+    """
+
+    def __init__(self, nodeids: list[str]):
+        self.nodeids = set(nodeids)
+
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        kept: list[pytest.Item] = []
+        dropped: list[pytest.Item] = []
+        for item in items:
+            (kept if _node_id(item) in self.nodeids else dropped).append(item)
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = kept
 
 
 def run_tests(
@@ -81,8 +109,11 @@ def run_tests(
     """
     ids = _NodeIds()
     stopper = _StopWhen(stop or (lambda: None))
-    targets = nodeids if nodeids else [str(runner.hidden_tests_dir())]
-    done = runner.session(factory, targets, plugins=[ids, stopper], options=FAST, stopped=lambda: bool(stopper.stopped))
+    plugins: list[object] = [ids, stopper]
+    if nodeids:
+        plugins.append(_Only(nodeids))
+    targets = [str(runner.hidden_tests_dir())]
+    done = runner.session(factory, targets, plugins=plugins, options=FAST, stopped=lambda: bool(stopper.stopped))
     return Outcome(done.results, done.status, done.message), ids.ids
 
 

@@ -201,11 +201,11 @@ class Progress:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         if self.guard.warm_up_asked():  # this test is skipped, and is the last
-            last_test(item)
+            runner.last_test(item)
             pytest.skip("the page asked for a run")
         # Stopped, out of budget or out of memory: this test is the last (its calls are not run).
         if self.guard.halted() or self.guard.out_of_memory:
-            last_test(item)
+            runner.last_test(item)
         self.guard.start_test()
         self.post("start", json.dumps({"name": item.name, "tier": runner.tier_of(item)}))
 
@@ -214,18 +214,6 @@ class Progress:
         if results:
             self.post("finish", json.dumps({**asdict(results[-1]), "returned": self.guard.returned[:3]}))
         self.times["tested"] = time.perf_counter()
-
-
-def last_test(item: pytest.Item) -> None:
-    """Ends the session after `item`, as a session that ran fewer tests.
-
-    Not `session.shouldstop` or `pytest.exit`: pytest reports an interrupted session with a long
-    traceback, the source of each frame parsed (0.3-0.8 s of CPython, 1 s and more in Pyodide),
-    for nobody to read, and the page waited that long after Stop, a budget or the warm-up.
-    pytest's loop over the items reads the list as it goes, so it ends after this one.
-    """
-    items = item.session.items
-    del items[items.index(item) + 1 :]
 
 
 def diagnosis(source: str, tests: list[dict], post: Post) -> dict | None:

@@ -326,11 +326,12 @@ def session(
     collector = Collector({t: ex.tiers[t].points for t in ex.tiers})
     provider = SubmissionProvider(factory)
     args = [*targets, "-q", "-p", "no:cacheprovider", "--tiers", ",".join(tiers), "-o", "console_output_style=classic"]
-    # Verdicts come from the exceptions, not pytest's report text, so pytest formats no traceback
-    # of a failure (--tb=no). Its default style parses the source of every frame of every failure
-    # (a failing submission ran 3x slower); "native", which the kit used before, still formats
-    # each one: a wrong submission's non-property tiers took 1.33 times the CPU of --tb=no, with
-    # the same verdicts. unraisableexception runs full garbage collections each session. xdist
+    # Verdicts come from the exceptions, not pytest's report text, so pytest prints no traceback
+    # of a failure (--tb=no), and in a quiet session builds none for its reports either
+    # (BriefFailures: --tb=no alone still formats each one, in the long style). That style parses
+    # the source of every frame of every failure (a failing submission ran 3x slower); "native",
+    # which the kit used before, took 1.33 times the CPU of --tb=no on a wrong submission's
+    # non-property tiers, with the same verdicts. unraisableexception runs full garbage collections each session. xdist
     # (the kit's own test suite runs in parallel) has nothing to do in a grading session.
     args += ["--tb=no", "-p", "no:unraisableexception", "-p", "no:threadexception", "-p", "no:xdist", *options]
     sink = io.StringIO()

@@ -179,7 +179,7 @@ class Progress:
     def pytest_configure(self, config: pytest.Config) -> None:
         # The report never shows pytest's own tracebacks, and its default style parses the test
         # file's source for every failure hypothesis meets: "native" is 3x faster on a failing
-        # run, and "no" (as runner.session) formats none at all.
+        # run, and "no" (as runner.session) prints none; runner.BriefFailures builds none.
         config.option.tbstyle = "no"
         # pytest ends each session with five full garbage collections, 40 ms each in Pyodide,
         # to report unraisable exceptions; the page has no use for them.

@@ -124,7 +124,10 @@ class FakeSandbox:
 def _recorded_run(monkeypatch, sequences: dict[str, list[str]], run: list[tuple[str, str]]):
     """A Recorder over a FakeSandbox asked `run`'s calls, (test, call) in order: the sandbox and the recorder."""
     sandbox = FakeSandbox({c: "0.5" for _, c in run})
-    recorder = Recorder(sandbox, None, {t: [[[c], {}] for c in calls] for t, calls in sequences.items()})
+    memo = Memo()
+    for test, calls in sequences.items():
+        assert memo.add(_trace(test, [(c, "0.5") for c in calls], "pass"))
+    recorder = Recorder(sandbox, None, memo.ahead)
     for test, call in run:
         monkeypatch.setenv("PYTEST_CURRENT_TEST", f"hidden_tests/test_x.py::{test} (call)")
         assert recorder.call(call) == 0.5
@@ -159,6 +162,20 @@ def test_a_batch_left_unasked_at_the_end_of_the_run_is_settled_without_a_deviati
     sandbox, recorder = _recorded_run(monkeypatch, {"t1": ["a", "b", "c"]}, [("t1", "a")])
     assert sandbox.batches == [["a", "b", "c"]] and sandbox.settles == 1
     assert recorder.deviation is None  # no call came after it
+
+
+def test_what_comes_next_is_read_from_any_remembered_run_that_made_the_call_at_that_point():
+    memo = Memo()
+    # The reference passes a, b, c; a wrong submission failed at b and then asked x, y (an example
+    # tried after a failure: the pool's, or a shrink).
+    assert memo.add(_trace("t", [("a", "0.1"), ("b", "0.2"), ("c", "0.3")], "pass"))
+    assert memo.add(_trace("t", [("a", "0.1"), ("b", "0.9"), ("x", "0.4"), ("y", "0.5")], "fail"))
+    call = lambda c: [[c], {}]  # noqa: E731
+    assert memo.ahead("t", 0, call("a"), 10) == [call("b"), call("c")]  # along the first run's answers
+    assert memo.ahead("t", 2, call("x"), 10) == [call("y")]  # the wrong one's path, where it made x
+    assert memo.ahead("t", 0, call("a"), 1) == [call("b")]
+    assert memo.ahead("t", 1, call("a"), 10) == []  # no remembered run made a second
+    assert memo.ahead("u", 0, call("a"), 10) == []
 
 
 def _trace(test: str, path: list[tuple[str, str]], verdict: str) -> Trace:

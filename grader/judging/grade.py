@@ -128,7 +128,7 @@ class Grader:
         if missing:
             # In the child the walk asked, or the one just loaded: no fresh one (see _run_for_real).
             status, message, recorder, ran = self._run_for_real(
-                sandbox, missing, known, walk.prefixes if walk else None, self.memo.sequences if walk else None
+                sandbox, missing, known, walk.prefixes if walk else None, self.memo.ahead if walk else None
             )
         if walk is not None and status == "graded" and not self._as_a_full_run(sandbox, recorder, walk):
             # Its answers depend on the calls it had before (a counter, a cache...): verdicts pieced
@@ -170,7 +170,7 @@ class Grader:
         missing: list[str],
         known: dict[str, runner.TestResult],
         prefixes: dict | None,
-        sequences: dict | None,
+        ahead: Callable[[str, int, list, int], list[list]] | None,
         fresh: bool = False,
     ) -> tuple[str, str, Recorder, list[runner.TestResult]]:
         """Run the `missing` tests through pytest; their verdicts go into `known`.
@@ -184,7 +184,7 @@ class Grader:
         """
         if fresh:
             sandbox.restart()
-        recorder = Recorder(sandbox, prefixes, sequences)
+        recorder = Recorder(sandbox, prefixes, ahead)
         selection = [self.tests.nodeids[n] for n in missing] if known else None
         try:
             outcome, _ = run_tests(lambda: recorder, selection, stop=sandbox.spent)

@@ -37,7 +37,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,8 +103,8 @@ class Memo:
         self.profile_count = 0
         self.nodes = 0
         self.round_trips = 0  # batches sent, for the benchmark and the tests
-        # Per test, the calls of the first run it learned, in order: what a real run is likely to ask next (Recorder).
-        self.sequences: dict[str, list[list]] = {}
+        # Each node by (test, depth, its call's repr): where a real run's call sits in a remembered run (see `ahead`).
+        self._at: dict[tuple[str, int, str], Node] = {}
 
     def learn(self, item: Trace | Profile) -> None:
         if isinstance(item, Profile):
@@ -121,11 +121,12 @@ class Memo:
         if self.full:
             return False
         node = self.roots.setdefault(trace.test, Node())
-        for step in trace.calls:
+        for depth, step in enumerate(trace.calls):
             if node.verdict is not None:
                 return False
             if node.call is None:
                 node.call = step.call
+                self._at.setdefault((trace.test, depth, repr(step.call)), node)
             elif node.call != step.call:
                 return False
             if step.answer not in node.children:
@@ -135,8 +136,22 @@ class Memo:
         if node.call is not None or (node.verdict is not None and node.verdict != trace.verdict):
             return False
         node.verdict = trace.verdict
-        self.sequences.setdefault(trace.test, [step.call for step in trace.calls])
         return True
+
+    def ahead(self, test: str, made: int, call: list, most: int) -> list[list]:
+        """The calls a remembered run of `test` made after `call`, its `made`th: what a real run likely asks next.
+
+        From the node of a remembered run that made `call` at that point, along the answers the
+        first run through it gave (up to `most` calls, and not past the end of the test).
+        """
+        node = self._at.get((test, made, repr(call)))
+        calls: list[list] = []
+        while node is not None and len(calls) < most:
+            node = next(iter(node.children.values()), None)
+            if node is None or node.call is None:
+                break
+            calls.append(node.call)
+        return calls
 
     def add_profile(self, profile: Profile) -> None:
         """Remember a whole run's kind, so later submissions of that kind are walked in few batches."""
@@ -416,9 +431,10 @@ class Recorder(CallsByName):
 
     Calls go to the sandbox one at a time, a round trip each, except where the memo knows what
     comes next: a call that is the one a remembered run of this test made at this point is
-    sent with the calls that run made after it (`sequences`, the memo's first run of each
-    test), and the answers are taken as the test asks for them. The property tests' replayed
-    examples make the same calls whatever the answers, until an example fails. When the test
+    sent with the calls that run made after it (`ahead`, Memo.ahead), and the answers are
+    taken as the test asks for them. The property tests' replayed examples make the same calls
+    whatever the answers until an example fails, and so do the examples tried after it (the
+    smallest-drawn pool, or shrinking) for submissions that fail alike. When the test
     asks something else, the rest of the batch is settled, and the child has answered calls a
     full run does not make: `deviation` says where, for the memo's check (as Walk.deviation).
     """
@@ -427,7 +443,7 @@ class Recorder(CallsByName):
         self,
         sandbox: SandboxedSubmission,
         prefixes: dict[str, list[tuple[list, Answer]]] | None = None,
-        sequences: dict[str, list[list]] | None = None,
+        ahead: Callable[[str, int, list, int], list[list]] | None = None,
     ):
         self.sandbox = sandbox
         self.calls: dict[str, list[Call]] = {}
@@ -437,7 +453,7 @@ class Recorder(CallsByName):
         # Per test, the calls (and answers) the replay already made: the run makes them again
         # first, in the same order, and takes those answers instead of asking the sandbox.
         self._prefixes = dict(prefixes or {})
-        self._sequences = sequences or {}
+        self._predict = ahead
         # The batch sent ahead: its test, the calls not yet asked for, and its answers.
         self._ahead: tuple[str, list[list], Iterator[Answer]] | None = None
         self.deviation: tuple[str, int] | None = None  # (test, calls of it made) where the child first left a full run's order
@@ -482,9 +498,8 @@ class Recorder(CallsByName):
                     return answer
             self.finish(deviates=True)
         batch = [call]
-        sequence = self._sequences.get(test)
-        if sequence is not None and made < len(sequence) and sequence[made] == call:
-            batch += sequence[made + 1 : made + 1 + AHEAD]
+        if self._predict is not None:
+            batch += self._predict(test, made, call, AHEAD)
         answers = self.sandbox.evaluate(batch)
         answer = next(answers)
         if len(batch) > 1 and answer.kind not in ENDS_TEST + UNSTABLE:

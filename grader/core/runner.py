@@ -312,13 +312,11 @@ def session(
     plugins: tuple[object, ...] | list[object] = (),
     options: tuple[str, ...] | list[str] = (),
     quiet: bool = True,
-    stopped: Callable[[], bool] = lambda: False,
 ) -> Session:
     """The one pytest run of the kit: `check`, the page, `grade`'s partial runs and the catalogue all come here.
 
-    `targets` are the hidden tests' folder or node ids, `options` more pytest options, and
-    `stopped()` says a plugin ended the session on purpose (an interrupted session is then not
-    a failure of the run).
+    `targets` are the hidden tests' folder or node ids, and `options` more pytest options. A
+    plugin that ends the session early does so with `last_test`, so the session is not interrupted.
     """
     ex = exercise.load()
     replay.ensure(run)  # the property tests' recorded examples, made once per kit version where the reference is
@@ -331,8 +329,9 @@ def session(
     # (BriefFailures: --tb=no alone still formats each one, in the long style). That style parses
     # the source of every frame of every failure (a failing submission ran 3x slower); "native",
     # which the kit used before, took 1.33 times the CPU of --tb=no on a wrong submission's
-    # non-property tiers, with the same verdicts. unraisableexception runs full garbage collections each session. xdist
-    # (the kit's own test suite runs in parallel) has nothing to do in a grading session.
+    # non-property tiers, with the same verdicts. unraisableexception runs full garbage
+    # collections each session. xdist (the kit's own test suite runs in parallel) has nothing to
+    # do in a grading session.
     args += ["--tb=no", "-p", "no:unraisableexception", "-p", "no:threadexception", "-p", "no:xdist", *options]
     sink = io.StringIO()
     all_plugins = [collector, _ProviderPlugin(provider), *plugins]
@@ -348,8 +347,6 @@ def session(
             code = pytest.main(args, plugins=all_plugins)
     finally:
         hypothesis.settings.load_profile(profile)
-    if code == pytest.ExitCode.INTERRUPTED and stopped():
-        code = pytest.ExitCode.TESTS_FAILED
     done = Session(collector.results, "graded", "")
     if provider.load_error is not None:
         done.status, done.message = "error", f"{LOAD_PREFIX}{provider.load_error}"

@@ -457,7 +457,6 @@ class Recorder(CallsByName):
         # The batch sent ahead: its test, the calls not yet asked for, and its answers.
         self._ahead: tuple[str, list[list], Iterator[Answer]] | None = None
         self.deviation: tuple[str, int] | None = None  # (test, calls of it made) where the child first left a full run's order
-        self.sent_ahead = 0  # calls sent in a batch before the test asked for them, for the benchmark and the tests
 
     def call(self, *args: Any, **kwargs: Any) -> Any:
         test = current_test()
@@ -504,7 +503,6 @@ class Recorder(CallsByName):
         answer = next(answers)
         if len(batch) > 1 and answer.kind not in ENDS_TEST + UNSTABLE:
             self._ahead = (test, batch[1:], answers)
-            self.sent_ahead += len(batch) - 1
         return answer
 
     def finish(self, deviates: bool = False) -> None:

@@ -113,7 +113,7 @@ def run_tests(
     if nodeids:
         plugins.append(_Only(nodeids))
     targets = [str(runner.hidden_tests_dir())]
-    done = runner.session(factory, targets, plugins=plugins, options=FAST, stopped=lambda: bool(stopper.stopped))
+    done = runner.session(factory, targets, plugins=plugins, options=FAST)
     return Outcome(done.results, done.status, done.message), ids.ids
 
 

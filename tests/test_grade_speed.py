@@ -487,3 +487,65 @@ def test_a_batch_read_in_part_is_settled_in_the_same_child_and_a_hang_in_its_res
         assert time.monotonic() - started < 1.5
         assert [a.value for a in box.evaluate([[["a", "b"], {}]])] == [{"float": "1.0"}]
         assert box.settle(0.1)  # nothing owed: nothing to do
+
+
+# ---------------------------------------------------------------- the child's tracebacks
+
+RAISES = """
+def helper(x):
+    return [1][x] + 0
+
+
+def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):
+    if alpha > 1:
+        return helper(5)
+    if beta == 0:
+        raise ValueError(f"bad {reference!r}")
+    if gamma < 0:
+        return meteor_score(reference, candidate, alpha, beta, gamma + 0.25)
+    return {}[reference]
+"""
+
+
+def test_the_child_formats_each_place_a_submission_raises_from_once_and_the_text_stays(monkeypatch):
+    import sys
+    import traceback
+
+    from grader.sandbox import child
+
+    monkeypatch.setattr(child, "SOURCE", [RAISES])
+    monkeypatch.setattr(child, "FORMATTED_FRAMES", {})
+    namespace: dict = {}
+    exec(compile(RAISES, "raises.py", "exec"), namespace)
+    extract = traceback.extract_tb
+
+    def as_before(exc):
+        frames = [f for f in extract(exc.__traceback__) if f.filename == "raises.py"]
+        return "".join(traceback.format_list(frames) + traceback.format_exception_only(type(exc), exc)).rstrip()
+
+    def raised(reference, **kwargs):
+        try:
+            namespace["meteor_score"](reference, "x", **kwargs)
+        except Exception as exc:  # each raises, on purpose
+            return exc
+        raise AssertionError("it returned")
+
+    by_child = []
+    monkeypatch.setattr(traceback, "extract_tb", lambda *a, **k: by_child.append(1) or extract(*a, **k))
+    places = ({"alpha": 2}, {"beta": 0}, {"gamma": -1}, {"gamma": -0.5}, {})
+    for round_ in range(3):
+        for reference in ("a", "b c"):
+            for kwargs in places:
+                exc = raised(reference, **kwargs)
+                assert child.student_traceback(exc, "raises.py") == as_before(exc)
+        if round_ == 0:
+            first = len(by_child)
+    assert first == len(places)  # formatted once per place (the message differs: it is not kept)
+    assert len(by_child) == first  # and never again
+    deep = child.student_traceback(raised("a", gamma=-0.5), "raises.py")
+    assert deep.count('File "raises.py"') == 3 and "^^^" in deep
+    # A traceback limit the submission sets is a different text: not the one kept.
+    monkeypatch.setattr(sys, "tracebacklimit", 1, raising=False)
+    exc = raised("a", gamma=-0.5)
+    assert child.student_traceback(exc, "raises.py") == as_before(exc) != deep
+    assert 'File "raises.py"' not in as_before(exc)  # the limit keeps the outermost frame: the test's own

@@ -156,12 +156,22 @@ class Collector:
         outcome = yield
         report = outcome.get_result()
         if call.when == "call" or (call.when == "setup" and report.failed):
-            tier = tier_of(item)
-            status, message = classify(call.excinfo, tier)
-            output = truncate(report.capstdout + report.capstderr)
-            points = self.points.get(tier, 0.0)
-            name = item.name if tier != "hidden" else item.name.split("[")[0] + _param_id(item)
-            self.results.append(TestResult(name, tier, status, message, output, points if status == "pass" else 0.0, points))
+            self.results.append(verdict_of(item, call.excinfo, report.capstdout + report.capstderr, self.points))
+
+
+def tier_points() -> dict[str, float]:
+    """The points a passed test earns, by tier, as the exercise gives them."""
+    ex = exercise.load()
+    return {t: ex.tiers[t].points for t in ex.tiers}
+
+
+def verdict_of(item: pytest.Item, excinfo: pytest.ExceptionInfo | None, output: str, points: dict[str, float]) -> TestResult:
+    """A test's verdict from how it ended (`excinfo`: None if it passed) and what it printed."""
+    tier = tier_of(item)
+    status, message = classify(excinfo, tier)
+    earned = points.get(tier, 0.0)
+    name = item.name if tier != "hidden" else item.name.split("[")[0] + _param_id(item)
+    return TestResult(name, tier, status, message, truncate(output), earned if status == "pass" else 0.0, earned)
 
 
 class BriefFailures:
@@ -313,7 +323,8 @@ def session(
     options: tuple[str, ...] | list[str] = (),
     quiet: bool = True,
 ) -> Session:
-    """The one pytest run of the kit: `check`, the page, `grade`'s partial runs and the catalogue all come here.
+    """The one pytest run of the kit: `check`, the page and `pytest hidden_tests` come here, and `grade` collects
+    its tests here once, then calls them directly (direct_run), with the verdicts of this run.
 
     `targets` are the hidden tests' folder or node ids, and `options` more pytest options. A
     plugin that ends the session early does so with `last_test`, so the session is not interrupted.
@@ -321,7 +332,7 @@ def session(
     ex = exercise.load()
     replay.ensure(run)  # the property tests' recorded examples, made once per kit version where the reference is
     tiers = tiers or tuple(ex.tiers)
-    collector = Collector({t: ex.tiers[t].points for t in ex.tiers})
+    collector = Collector(tier_points())
     provider = SubmissionProvider(factory)
     args = [*targets, "-q", "-p", "no:cacheprovider", "--tiers", ",".join(tiers), "-o", "console_output_style=classic"]
     # Verdicts come from the exceptions, not pytest's report text, so pytest prints no traceback

@@ -133,6 +133,11 @@ def submission(request: pytest.FixtureRequest):
             "in this Python; install the kit (`pip install -e .`, or `make setup`) and run again",
             returncode=pytest.ExitCode.USAGE_ERROR,
         )
+    return provided_submission(provider)
+
+
+def provided_submission(provider: runner.SubmissionProvider):
+    """What the `submission` fixture gives: the provider's submission, or "not_run" once its budget is spent."""
     provided = provider.get()
     spent = getattr(provided, "spent", None)
     why = spent() if spent is not None else None

@@ -1,4 +1,5 @@
-"""Runs all or some of the hidden tests through the kit's one pytest run (`runner.session`).
+"""Runs all or some of the hidden tests for class grading: called directly where they allow it (core.direct_run,
+collected once per process), else through the kit's one pytest run (`runner.session`).
 
 What class grading adds: naming the tests to run, ending a run whose budget is spent, and
 learning each test's node id so later runs can name it.
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 import pytest
 
 from grader.core import replay, runner
+from grader.core.direct_run import Tests, node_id
 from grader.core.submission import LoadError, Submission
 
 # Beyond what every run of the kit turns off (runner.session), class grading turns off the
@@ -51,11 +53,7 @@ class _NodeIds:
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         for item in session.items:
-            self.ids[item.name] = _node_id(item)
-
-
-def _node_id(item: pytest.Item) -> str:
-    return f"{item.path}::{item.name}"
+            self.ids[item.name] = node_id(item)
 
 
 class _StopWhen:
@@ -93,20 +91,39 @@ class _Only:
         kept: list[pytest.Item] = []
         dropped: list[pytest.Item] = []
         for item in items:
-            (kept if _node_id(item) in self.nodeids else dropped).append(item)
+            (kept if node_id(item) in self.nodeids else dropped).append(item)
         if dropped:
             config.hook.pytest_deselected(items=dropped)
             items[:] = kept
 
 
+_COLLECTED: list[Tests | None] = []  # the hidden tests, once collected in this process (direct_run)
+
+
+def collected() -> Tests | None:
+    """The hidden tests as pytest collected them, to call directly; None where some need pytest's own run."""
+    if not _COLLECTED:
+        _COLLECTED.append(Tests.collect(FAST))
+    return _COLLECTED[0]
+
+
 def run_tests(
-    factory: Callable[[], Submission], nodeids: list[str] | None = None, stop: Callable[[], str | None] | None = None
+    factory: Callable[[], Submission],
+    nodeids: list[str] | None = None,
+    stop: Callable[[], str | None] | None = None,
+    direct: bool = True,
 ) -> tuple[Outcome, dict[str, str]]:
     """Run the tests named by `nodeids` (all tests when None); also returns every test's node id.
 
     `stop`, if given, is asked after each test: a reason ends the run there, and the tests
     not run are left out of the outcome (the caller reports them as not run, with the reason).
+    `direct`: each test called as pytest would (direct_run), where the tests allow it; else
+    (and with False) through a pytest session.
     """
+    tests = collected() if direct else None
+    if tests is not None:
+        done = tests.run(factory, nodeids, stop)
+        return Outcome(done.results, done.status, done.message), dict(tests.nodeids)
     ids = _NodeIds()
     stopper = _StopWhen(stop or (lambda: None))
     plugins: list[object] = [ids, stopper]
@@ -154,3 +171,4 @@ def prepare_before_fork() -> None:
     diagnose._table()  # built once here, before workers fork, not once per worker
     runner.no_local_constants()
     replay.ensure(runner.run)  # likewise the property tests' recorded examples
+    collected()  # and the hidden tests, collected

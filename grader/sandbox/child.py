@@ -582,6 +582,13 @@ def load_failure(exc, filename):
     return f"running the file failed{where}: {text}"[:STR_LIMIT]
 
 
+# The student's frames of a traceback, formatted, by where each of its frames stood (code object and
+# instruction) and the traceback limit: a submission raises from the same few places again and
+# again, and formatting (the source line, Python 3.11's carets) was most of what such a call cost.
+FORMATTED_FRAMES = {}
+FORMATTED_LIMIT = 1000  # entries kept; past that, tracebacks are formatted each time
+
+
 def student_traceback(exc, filename):
     # Imported only when something failed: most calls never need it, and every start pays for imports.
     import linecache
@@ -589,9 +596,18 @@ def student_traceback(exc, filename):
 
     if filename not in linecache.cache:
         linecache.cache[filename] = (len(SOURCE[0]), None, SOURCE[0].splitlines(True), filename)
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
-    lines = traceback.format_list(frames) + traceback.format_exception_only(type(exc), exc)
-    return "".join(lines).rstrip()
+    where = [getattr(sys, "tracebacklimit", None)]
+    tb = exc.__traceback__
+    while tb is not None:
+        where.append((tb.tb_frame.f_code, tb.tb_lasti))
+        tb = tb.tb_next
+    key = tuple(where)
+    frames = FORMATTED_FRAMES.get(key)
+    if frames is None:
+        frames = "".join(traceback.format_list([f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]))
+        if len(FORMATTED_FRAMES) < FORMATTED_LIMIT:
+            FORMATTED_FRAMES[key] = frames
+    return (frames + "".join(traceback.format_exception_only(type(exc), exc))).rstrip()
 
 
 NOTHING_PRINTED = {}  # an answer without output fields printed nothing (most answers: kept short)

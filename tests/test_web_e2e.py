@@ -230,7 +230,11 @@ def test_an_infinite_loop_times_out_and_the_next_run_works(page):
     statuses = [t["status"] for t in report["tests"]]
     assert statuses[0] == "timeout"
     assert set(statuses) <= {"timeout", "not_run"}
-    assert page.evaluate("window.kit.restarts()") == 0, "a Python loop is interrupted, not restarted"
+    assert page.evaluate("window.kit.restarts()") == 0, (
+        "a Python loop is interrupted, not restarted",
+        page.evaluate("window.kit.lastRestart()"),
+    )
+    print("interrupts sent again:", page.evaluate("window.kit.resends()"))
     page.screenshot(path=str(SHOTS / "timeout.png"))
     assert run_tests(page, REFERENCE)["passed"] == len(report["tests"])
 
@@ -240,8 +244,26 @@ def test_a_loop_in_c_code_restarts_python_and_the_next_run_works(page):
     assert report["tests"][0]["status"] == "timeout"
     assert "restarted" in report["tests"][0]["message"]
     assert page.evaluate("window.kit.restarts()") == 1
+    # Python never read the interrupt: the byte the page set is still there.
+    assert page.evaluate("window.kit.lastRestart()") == {"byte": 2, "landed": False, "resent": 0}
     again = run_tests(page, REFERENCE)
     assert again["passed"] == len(again["tests"]) == len(report["tests"])
+
+
+def test_an_interrupt_python_reads_but_never_raises_is_sent_again_then_python_restarts(page):
+    # The student's own SIGINT handler swallows the interrupt: Python reads it (the byte goes back
+    # to 0) and no KeyboardInterrupt comes, as in the rare stall seen on a loaded machine.
+    swallowed = (
+        "import signal\n\ndef meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
+        "    signal.signal(signal.SIGINT, lambda *args: None)\n    while True:\n        pass\n"
+    )
+    before = page.evaluate("window.kit.restarts()")
+    report = run_tests(page, swallowed)
+    assert report["tests"][0]["status"] == "timeout"
+    assert page.evaluate("window.kit.restarts()") == before + 1
+    assert page.evaluate("window.kit.lastRestart()") == {"byte": 0, "landed": False, "resent": 2}
+    again = run_tests(page, REFERENCE)
+    assert again["passed"] == len(again["tests"])
 
 
 def test_ctrl_enter_runs_the_tests(page):
@@ -436,9 +458,24 @@ def test_an_endless_loop_at_the_top_level_ran_out_of_time_while_loading(page):
         report.get("message"),
         report.get("status"),
         [t["message"][:120] for t in report.get("tests", [])[:3]],
+        page.evaluate("window.kit.lastRestart()"),
     )
     assert "KeyboardInterrupt" not in advice_shown(page)
     wait_ready(page)
+
+
+def test_an_interrupt_that_lands_waits_for_python_to_unwind_rather_than_restarting_it(page):
+    # The interrupt lands in the loop; the `finally` then keeps Python busy for 4 s, longer than
+    # the page's grace for an interrupt that does not land (a busy machine can stall as long).
+    slow_unwinding = (
+        "import time\n\ntry:\n    while True:\n        pass\nfinally:\n"
+        "    end = time.monotonic() + 4\n    while time.monotonic() < end:\n        pass\n\n"
+        "def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n    return 0.5\n"
+    )
+    before = page.evaluate("window.kit.restarts()")
+    report = run_tests(page, slow_unwinding)
+    assert page.evaluate("window.kit.restarts()") == before, (report["message"], page.evaluate("window.kit.lastRestart()"))
+    assert any("ran out of time while loading" in a for a in report["advice"]), (report["advice"], report["message"])
 
 
 def test_a_diagnosis_with_no_known_mistake_shows_the_expected_value(page):

@@ -12,6 +12,7 @@ import io
 import json
 import os
 import re
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -77,6 +78,22 @@ class CappedText(io.TextIOBase):
         # Also called when this stream is finalized, long after its test: pytest's capture is closed by then.
         if not getattr(self.target, "closed", False):
             self.target.flush()
+
+
+def landing_reported(post: Post) -> Callable[[int, Any], None]:
+    """SIGINT's handler during a run: the page's interrupt has landed, and the page hears so at once.
+
+    The page restarts Python when its interrupt seems not to land. Once it has landed, Python is
+    alive and unwinding, which may take a while on a busy machine: the page then waits longer.
+    """
+
+    def landed(signum: int, frame: Any) -> None:
+        try:
+            post("interrupted", "{}")
+        finally:
+            raise KeyboardInterrupt
+
+    return landed
 
 
 class WarmUpOver(BaseException):
@@ -253,6 +270,15 @@ def run_tests(source: str, post: Post, halted: Halted = never_halted, warm_up: b
     once for the whole run, and `restart`, true when Python must be restarted before the next run.
     `warm_up`: the run nobody sees, which `halted` ends at its next call (see `warm_up_run`).
     """
+    previous = signal.signal(signal.SIGINT, landing_reported(post))
+    try:
+        return run_tests_reported(source, post, halted, warm_up)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def run_tests_reported(source: str, post: Post, halted: Halted, warm_up: bool) -> str:
+    """`run_tests`, with the page told when an interrupt lands."""
     started = time.perf_counter()
     source = source.lstrip("\ufeff")
     guard = Guard(halted, warm_up)

@@ -1,7 +1,11 @@
 // The page's side of the worker: starts it, times each test and the whole run, stops,
 // interrupts or restarts it.
 
-const GRACE_MS = 1500; // after a test's timeout interrupt, how long before the worker is restarted
+const GRACE_MS = 2500; // after a test's timeout interrupt, how long before the worker is restarted
+// Once Python says the interrupt has landed ("interrupted"), it is alive and unwinding: it gets this
+// long to finish the test before the worker is restarted (a busy machine can stall it for seconds).
+const WIND_DOWN_MS = 10_000;
+const RESENDS = 2; // an interrupt Python read without its handler running is sent again, this often
 const STOP_GRACE_MS = 500; // after Stop (or the run's budget), how long Python gets to wind down
 const LATER_TIMEOUT_MS = 1000; // after one timeout in a run, later tests get this long
 const HALT_STOP = 1;
@@ -20,6 +24,7 @@ export class PythonWorker {
     this.onState = onState;
     this.nextId = 1;
     this.restarts = 0;
+    this.resends = 0; // interrupts sent again (see watchdog), for the tests
     this.state = "loading";
     this.idle = Promise.resolve(); // settles once the worker has finished a run that was stopped
     this.halt = null; // ends the current run early: set while a run is going on
@@ -118,9 +123,27 @@ export class PythonWorker {
     let timer = null;
     let timeouts = 0;
     let reject = null;
+    let interrupted = false; // the interrupt is sent and the restart pending ("landed": Python said so)
     const killed = new Promise((_, r) => (reject = r));
-    const clear = () => clearTimeout(timer);
+    const clear = () => {
+      clearTimeout(timer);
+      interrupted = false;
+    };
+    let resent = 0;
     const kill = () => {
+      const byte = this.interrupt ? this.interrupt[0] : null;
+      if (byte === 0 && interrupted === true && resent < RESENDS) {
+        // Python read the interrupt yet never said it landed: seen, rarely, on a loaded machine.
+        // A loop in C code never reads it (the byte stays 2); this Python may be fine: send it again.
+        resent += 1;
+        this.resends += 1;
+        this.interrupt[0] = 2;
+        timer = setTimeout(kill, GRACE_MS);
+        return;
+      }
+      // Why the last watchdog restart happened, for the tests: an interrupt byte still 2 was never
+      // read by Python (a loop in C code); 0 without `landed` was read, yet no handler ran.
+      this.lastRestart = { byte, landed: interrupted === "landed", resent };
       reject(restarted()); // first, so the run settles with its report rather than an error
       this.restart();
     };
@@ -128,6 +151,7 @@ export class PythonWorker {
       timeouts += 1;
       if (!this.interrupt) return kill();
       this.interrupt[0] = 2; // SIGINT: Python raises KeyboardInterrupt at its next bytecode
+      interrupted = true;
       timer = setTimeout(kill, GRACE_MS);
     };
     return {
@@ -136,6 +160,13 @@ export class PythonWorker {
         timer = setTimeout(fire, timeouts ? Math.min(LATER_TIMEOUT_MS, this.limitMs) : this.limitMs);
       },
       clear,
+      /** Python says the interrupt landed: the restart waits for its unwinding, up to WIND_DOWN_MS. */
+      landed: () => {
+        if (!interrupted) return;
+        interrupted = "landed";
+        clearTimeout(timer);
+        timer = setTimeout(kill, WIND_DOWN_MS);
+      },
       killed,
     };
   }
@@ -196,6 +227,9 @@ export class PythonWorker {
         dog.clear();
       } else if (kind === "phases") {
         phases = data;
+        return;
+      } else if (kind === "interrupted") {
+        dog.landed();
         return;
       } else if (kind === "begun") {
         if (!budget) startBudget();

@@ -234,7 +234,6 @@ def test_an_infinite_loop_times_out_and_the_next_run_works(page):
         "a Python loop is interrupted, not restarted",
         page.evaluate("window.kit.lastRestart()"),
     )
-    print("interrupts sent again:", page.evaluate("window.kit.resends()"))
     page.screenshot(path=str(SHOTS / "timeout.png"))
     assert run_tests(page, REFERENCE)["passed"] == len(report["tests"])
 

@@ -239,9 +239,7 @@ window.kit = {
   tryIt: (...args) => tryPanel.tryIt(...args),
   lastReport: () => lastReport,
   restarts: () => python.restarts,
-  // For tests: what the watchdog saw when it last restarted Python, and how often it sent an interrupt again.
-  lastRestart: () => python.lastRestart || null,
-  resends: () => python.resends,
+  lastRestart: () => python.lastRestart || null, // for tests: what the watchdog saw when it last restarted Python
   // Seconds from navigation to each step of Python's start, and what each part of the last run
   // took: for the benchmark.
   timings: () => ({ ...python.timings }),

@@ -24,7 +24,6 @@ export class PythonWorker {
     this.onState = onState;
     this.nextId = 1;
     this.restarts = 0;
-    this.resends = 0; // interrupts sent again (see watchdog), for the tests
     this.state = "loading";
     this.idle = Promise.resolve(); // settles once the worker has finished a run that was stopped
     this.halt = null; // ends the current run early: set while a run is going on
@@ -123,27 +122,26 @@ export class PythonWorker {
     let timer = null;
     let timeouts = 0;
     let reject = null;
-    let interrupted = false; // the interrupt is sent and the restart pending ("landed": Python said so)
+    let interrupt = ""; // "sent": the restart is pending; "landed": Python said the interrupt landed
+    let resent = 0; // how often this interrupt was sent again
     const killed = new Promise((_, r) => (reject = r));
     const clear = () => {
       clearTimeout(timer);
-      interrupted = false;
+      interrupt = "";
     };
-    let resent = 0;
     const kill = () => {
       const byte = this.interrupt ? this.interrupt[0] : null;
-      if (byte === 0 && interrupted === true && resent < RESENDS) {
+      if (byte === 0 && interrupt === "sent" && resent < RESENDS) {
         // Python read the interrupt yet never said it landed: seen, rarely, on a loaded machine.
         // A loop in C code never reads it (the byte stays 2); this Python may be fine: send it again.
         resent += 1;
-        this.resends += 1;
         this.interrupt[0] = 2;
         timer = setTimeout(kill, GRACE_MS);
         return;
       }
       // Why the last watchdog restart happened, for the tests: an interrupt byte still 2 was never
       // read by Python (a loop in C code); 0 without `landed` was read, yet no handler ran.
-      this.lastRestart = { byte, landed: interrupted === "landed", resent };
+      this.lastRestart = { byte, landed: interrupt === "landed", resent };
       reject(restarted()); // first, so the run settles with its report rather than an error
       this.restart();
     };
@@ -151,7 +149,8 @@ export class PythonWorker {
       timeouts += 1;
       if (!this.interrupt) return kill();
       this.interrupt[0] = 2; // SIGINT: Python raises KeyboardInterrupt at its next bytecode
-      interrupted = true;
+      interrupt = "sent";
+      resent = 0;
       timer = setTimeout(kill, GRACE_MS);
     };
     return {
@@ -162,8 +161,8 @@ export class PythonWorker {
       clear,
       /** Python says the interrupt landed: the restart waits for its unwinding, up to WIND_DOWN_MS. */
       landed: () => {
-        if (!interrupted) return;
-        interrupted = "landed";
+        if (!interrupt) return;
+        interrupt = "landed";
         clearTimeout(timer);
         timer = setTimeout(kill, WIND_DOWN_MS);
       },

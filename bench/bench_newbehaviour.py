@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 import mutants  # bench/mutants.py: the script's own folder is first on sys.path
 
+from grader.core import replay, runner
 from grader.judging import grade as grade_module
 from grader.judging import memo as memo_module
 from grader.judging.discovery import discover
@@ -135,8 +136,6 @@ ROUND_TRIPS = "round trips to the jail (count only)"
 
 def phases_installed() -> Phases:
     from hypothesis.internal.conjecture import engine
-
-    from grader.core import replay
 
     phases = Phases()
     phases.wrap(memo_module.Memo, "walk", "walk")
@@ -264,6 +263,11 @@ def main() -> None:
     parser.add_argument("--mode", choices=MODES, default="on", help="--diverse: replay and counterexample (see MODES)")
     parser.add_argument("--seed", type=int, default=1, help="--diverse: the class's seed (bench_grade.py's is 1)")
     args = parser.parse_args()
+    for mode in [args.mode] if args.diverse else list(MODES):
+        # Each mode's recording made now (the smallest-drawn pool is a recording of its own): one
+        # missing when a grade asks for it would mean no replay at all in that mode.
+        os.environ["KIT_REPLAY"], os.environ["KIT_COUNTEREXAMPLE"] = MODES[mode]
+        replay.ensure(runner.run)
     prepare_before_fork()
     tests = catalogue()
     settings = Settings(timeout=1.0, budget=5.0)

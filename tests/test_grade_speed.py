@@ -17,7 +17,7 @@ from grader.core.submission import LocalSubmission
 from grader.judging import diagnose
 from grader.judging.discovery import read_source
 from grader.judging.grade import Grader, Settings, Spec
-from grader.judging.memo import Call, Memo, Profile, Recorder, Trace
+from grader.judging.memo import Call, Memo, Profile, Recorder, Trace, history
 from grader.judging.partial_run import catalogue, prepare_before_fork
 from grader.sandbox.host import Answer, SandboxedSubmission
 
@@ -99,26 +99,43 @@ def test_a_new_behaviour_is_walked_in_one_child_not_one_fresh_child_per_test_it_
 
 
 class FakeSandbox:
-    """Answers from a table (call -> answer key), and writes down every batch and restart."""
+    """Answers from a table (call -> answer key), and writes down every batch and restart.
+
+    As the jail's child does (Batch), it stops after an answer it was not told to expect, and is
+    sent the rest again if the reader asks for more.
+    """
 
     def __init__(self, answers: dict[str, str]):
         self.answers = answers
         self.batches: list[list[str]] = []
         self.restarts = 0
-        self.settles = 0
+        self.settles: list[str] = []
+        self._owed = 0  # answers made in the child and not read
         self._used = 0.0
 
-    def evaluate(self, calls):
-        self.batches.append([c[0][0] for c in calls])
-        for call in calls:
-            yield Answer(True, value={"float": self.answers[call[0][0]]})
+    def evaluate(self, calls, expect=None):
+        at = 0
+        while at < len(calls):
+            self.batches.append([c[0][0] for c in calls[at:]])
+            self._owed = len(calls) - at
+            for index in range(at, len(calls)):
+                answer = Answer(True, value={"float": self.answers[calls[index][0][0]]})
+                stops = bool(expect) and expect[index] not in (None, answer.key()) and index + 1 < len(calls)
+                self._owed = 0 if stops else len(calls) - index - 1
+                yield answer
+                if stops:
+                    at = index + 1
+                    break
+            else:
+                return
 
     def restart(self):
         self.restarts += 1
 
     def settle(self, seconds):
-        self.settles += 1
-        return True
+        self.settles.append("dropped" if self._owed else "stopped")
+        self._owed = 0
+        return self.settles[-1]
 
 
 def _recorded_run(monkeypatch, sequences: dict[str, list[str]], run: list[tuple[str, str]]):
@@ -140,7 +157,7 @@ def test_a_real_run_sends_the_calls_a_remembered_run_made_next_in_one_batch(monk
         monkeypatch, {"t1": ["a", "b", "c"], "t2": ["d", "e"]}, [("t1", "a"), ("t1", "b"), ("t1", "c"), ("t2", "d"), ("t2", "e")]
     )
     assert sandbox.batches == [["a", "b", "c"], ["d", "e"]]
-    assert sandbox.settles == 0 and recorder.deviation is None
+    assert sandbox.settles == [] and recorder.deviation is None
     assert [c.call for c in recorder.calls["t1"]] == [[["a"], {}], [["b"], {}], [["c"], {}]]
 
 
@@ -148,34 +165,65 @@ def test_a_test_that_asks_otherwise_settles_the_batch_and_notes_where_the_child_
     # t1 stops after "a" (an example failed), then asks "x", which no remembered run asked there.
     sandbox, recorder = _recorded_run(monkeypatch, {"t1": ["a", "b", "c"], "t2": ["d"]}, [("t1", "a"), ("t1", "x"), ("t2", "d")])
     assert sandbox.batches == [["a", "b", "c"], ["x"], ["d"]]
-    assert sandbox.settles == 1
+    assert sandbox.settles == ["dropped"]
     assert recorder.deviation == ("t1", 1)  # the child answered b and c, which a full run does not ask
+
+
+def test_a_batch_sent_ahead_stops_in_the_child_at_an_answer_the_remembered_run_did_not_get(monkeypatch):
+    # t1's "a" is answered 0.5 here, 0.1 in the remembered run: the child makes neither b nor c,
+    # so when the test asks "x" next nothing is dropped and the child is where a full run is.
+    sandbox = FakeSandbox({"a": "0.5", "x": "0.5", "b": "0.5", "c": "0.5"})
+    memo = Memo()
+    assert memo.add(_trace("t1", [("a", "0.1"), ("b", "0.2"), ("c", "0.3")], "pass"))
+    recorder = Recorder(sandbox, None, memo.ahead)
+    monkeypatch.setenv("PYTEST_CURRENT_TEST", "hidden_tests/test_x.py::t1 (call)")
+    assert recorder.call("a") == 0.5 and recorder.call("x") == 0.5
+    recorder.finish()
+    assert sandbox.batches == [["a", "b", "c"], ["x"]]
+    assert sandbox.settles == ["stopped"] and recorder.deviation is None
+    # Had the test asked b after all, the rest would have been sent again, in order.
+    sandbox = FakeSandbox({"a": "0.5", "b": "0.2", "c": "0.3"})
+    recorder = Recorder(sandbox, None, memo.ahead)
+    assert [recorder.call(c) for c in "abc"] == [0.5, 0.2, 0.3]
+    recorder.finish()
+    assert sandbox.batches == [["a", "b", "c"], ["b", "c"]] and recorder.deviation is None
 
 
 def test_calls_no_remembered_run_made_at_that_point_go_one_at_a_time(monkeypatch):
     sandbox, recorder = _recorded_run(monkeypatch, {"t1": ["a", "b"]}, [("t1", "b"), ("t1", "a"), ("t2", "z")])
     assert sandbox.batches == [["b"], ["a"], ["z"]]
-    assert sandbox.settles == 0 and recorder.deviation is None
+    assert sandbox.settles == [] and recorder.deviation is None
 
 
 def test_a_batch_left_unasked_at_the_end_of_the_run_is_settled_without_a_deviation(monkeypatch):
     sandbox, recorder = _recorded_run(monkeypatch, {"t1": ["a", "b", "c"]}, [("t1", "a")])
-    assert sandbox.batches == [["a", "b", "c"]] and sandbox.settles == 1
+    assert sandbox.batches == [["a", "b", "c"]] and sandbox.settles == ["dropped"]
     assert recorder.deviation is None  # no call came after it
 
 
-def test_what_comes_next_is_read_from_any_remembered_run_that_made_the_call_at_that_point():
+def test_what_comes_next_is_read_from_any_remembered_run_that_made_the_same_calls_up_to_there():
     memo = Memo()
     # The reference passes a, b, c; a wrong submission failed at b and then asked x, y (an example
     # tried after a failure: the pool's, or a shrink).
     assert memo.add(_trace("t", [("a", "0.1"), ("b", "0.2"), ("c", "0.3")], "pass"))
     assert memo.add(_trace("t", [("a", "0.1"), ("b", "0.9"), ("x", "0.4"), ("y", "0.5")], "fail"))
     call = lambda c: [[c], {}]  # noqa: E731
-    assert memo.ahead("t", 0, call("a"), 10) == [call("b"), call("c")]  # along the first run's answers
-    assert memo.ahead("t", 2, call("x"), 10) == [call("y")]  # the wrong one's path, where it made x
-    assert memo.ahead("t", 0, call("a"), 1) == [call("b")]
-    assert memo.ahead("t", 1, call("a"), 10) == []  # no remembered run made a second
-    assert memo.ahead("u", 0, call("a"), 10) == []
+
+    def asked(*calls: str) -> int:
+        h = 0
+        for c in calls:
+            h = history(h, call(c))
+        return h
+
+    # Along the first run's answers, with the answer it got to each call, the last one asked too.
+    assert memo.ahead("t", asked("a"), 10) == ([call("b"), call("c")], ["f:0.1", "f:0.2", "f:0.3"])
+    # The wrong one's path, where it made x, whatever this run was answered before.
+    assert memo.ahead("t", asked("a", "b", "x"), 10) == ([call("y")], ["f:0.4", "f:0.5"])
+    assert memo.ahead("t", asked("a"), 1) == ([call("b")], ["f:0.1", None])
+    # Not where the same call came after other calls: that is another place in the test.
+    assert memo.ahead("t", asked("a", "x"), 10) == ([], [None])
+    assert memo.ahead("t", asked("a", "a"), 10) == ([], [None])
+    assert memo.ahead("u", asked("a"), 10) == ([], [None])
 
 
 def _trace(test: str, path: list[tuple[str, str]], verdict: str) -> Trace:
@@ -204,43 +252,54 @@ def test_once_the_answers_fit_one_kind_the_rest_of_the_run_is_one_batch():
     assert box.batches == [["c1"], ["c2", "c3"]] and box.restarts == 0
 
 
-def test_a_batch_that_bet_on_the_wrong_kind_is_dropped_and_the_child_restarted():
+def test_a_batch_that_bet_on_the_wrong_kind_stops_in_the_child_at_the_answer_it_did_not_expect():
     memo = _memo_of_two_kinds()
     # Like kind B on t1, like kind A on t2: a mix no earlier run showed.
     box = FakeSandbox({"c1": "0.2", "c2": "0.3", "c3": "0.5"})
     walk = memo.walk(box, ["t1", "t2", "t3"])
     known, missing = walk.known, walk.missing
     assert missing == [] and [known[t].status for t in ("t1", "t2", "t3")] == ["fail", "pass", "pass"]
-    # The batch bet that c2 is answered 0.4 and sent c3 along; after 0.3 the child saw a call
-    # the tests might not have made, so it is restarted and c3 is asked again.
-    assert box.batches == [["c1"], ["c2", "c3"], ["c3"]] and box.restarts == 1
-    assert walk.surprised
+    # The batch bet that c2 is answered 0.4 and sent c3 along, telling the child so; after 0.3
+    # the child made no further call, so it goes on where a full run is, and c3 is asked next.
+    assert box.batches == [["c1"], ["c2", "c3"], ["c3"]] and box.settles == ["stopped"] and box.restarts == 0
+    assert walk.surprised and walk.deviation is None
 
 
-def test_an_answer_no_run_gave_leaves_that_test_to_a_real_run_and_the_others_replayed():
+def test_a_batch_that_bet_wrong_where_the_child_did_not_stop_restarts_it():
+    memo = _memo_of_two_kinds()
+
+    class Deaf(FakeSandbox):  # a child that makes every call of a batch, expected or not
+        def evaluate(self, calls, expect=None):
+            return super().evaluate(calls)
+
+    box = Deaf({"c1": "0.2", "c2": "0.3", "c3": "0.5"})
+    walk = memo.walk(box, ["t1", "t2", "t3"])
+    assert [walk.known[t].status for t in ("t1", "t2", "t3")] == ["fail", "pass", "pass"]
+    # It made c3 after an answer the tests might not have followed with c3: a fresh child, and
+    # the memo's check asks again from there.
+    assert box.settles == ["dropped"] and box.restarts == 1 and walk.deviation == (1, 1)
+
+
+def test_an_answer_no_run_gave_leaves_that_test_and_the_ones_after_it_to_a_real_run():
     memo = _memo_of_two_kinds()
     box = FakeSandbox({"c1": "0.2", "c2": "0.9", "c3": "0.5"})
     walk = memo.walk(box, ["t1", "t2", "t3"])
     known, missing = walk.known, walk.missing
-    assert missing == ["t2"] and sorted(known) == ["t1", "t3"]
-    # c3 had been sent after c2 already: its answer is taken and dropped, and the same child goes on
-    # (the walk has left a full run's order there, so the memo's check runs).
-    assert box.settles == 1 and box.restarts == 0 and walk.deviation == (1, 1)
-    assert box.batches == [["c1"], ["c2", "c3"], ["c3"]]
+    assert missing == ["t2", "t3"] and sorted(known) == ["t1"]
+    assert [a.key() for _, a in walk.prefixes["t2"]] == ["f:0.9"]  # the real run starts from it
+    # c3 had been sent after c2, but the child, told to expect 0.4, stopped at 0.9: nothing is
+    # dropped, and the real run goes on in the same child, in a full run's order: no check.
+    assert box.batches == [["c1"], ["c2", "c3"]]
+    assert box.settles == ["stopped"] and box.restarts == 0 and walk.deviation is None
 
 
-def test_once_a_test_answered_something_new_the_walk_bets_no_further_than_the_end_of_a_test():
+def test_a_test_no_run_is_remembered_of_ends_the_walk_there():
     memo = Memo()
-    # One remembered run: t1 and t2 make two calls each, t3 one; all known ahead of the answers.
-    for test, path in (("t1", [("a1", "0.1"), ("a2", "0.2")]), ("t2", [("b1", "0.3"), ("b2", "0.4")]), ("t3", [("c1", "0.5")])):
-        assert memo.add(_trace(test, path, "pass"))
-    box = FakeSandbox({"a1": "0.9", "a2": "0.2", "b1": "0.3", "b2": "0.4", "c1": "0.5"})
+    assert memo.add(_trace("t1", [("a", "0.1")], "pass")) and memo.add(_trace("t3", [("c", "0.3")], "pass"))
+    box = FakeSandbox({"a": "0.1", "b": "0.2", "c": "0.3"})
     walk = memo.walk(box, ["t1", "t2", "t3"])
-    assert walk.missing == ["t1"] and sorted(walk.known) == ["t2", "t3"]
-    # Before the surprise the batch ran to the end of the run; after it, one test a batch, so
-    # another surprise would leave at most the rest of one test's calls to be answered for nothing.
-    assert box.batches == [["a1", "a2", "b1", "b2", "c1"], ["b1", "b2"], ["c1"]]
-    assert box.settles == 1
+    assert sorted(walk.known) == ["t1"] and walk.missing == ["t2", "t3"] and walk.deviation is None
+    assert box.batches == [["a"]]
 
 
 def test_a_new_timeout_leaves_no_deviation_since_a_full_run_goes_on_in_a_fresh_child_too():
@@ -248,7 +307,7 @@ def test_a_new_timeout_leaves_no_deviation_since_a_full_run_goes_on_in_a_fresh_c
     assert memo.add(_trace("t1", [("a1", "0.1")], "pass")) and memo.add(_trace("t2", [("b1", "0.3")], "pass"))
 
     class Hangs(FakeSandbox):
-        def evaluate(self, calls):
+        def evaluate(self, calls, expect=None):
             self.batches.append([c[0][0] for c in calls])
             yield Answer(False, kind="timeout", error="the call took longer than 1 s")
 
@@ -302,8 +361,8 @@ def test_a_submission_out_of_budget_stops_its_run_and_reports_the_rest_not_run(t
     calls = []
     evaluate = SandboxedSubmission.evaluate
 
-    def counted(self, batch):
-        for answer in evaluate(self, batch):
+    def counted(self, batch, expect=None):
+        for answer in evaluate(self, batch, expect):
             calls.append(answer.kind)
             yield answer
 
@@ -475,7 +534,7 @@ def test_a_batch_read_in_part_is_settled_in_the_same_child_and_a_hang_in_its_res
         answers.close()
         used = box.used()
         # The four answers left unread are taken and dropped, not charged: the same child goes on.
-        assert box.settle(1.0)
+        assert box.settle(1.0) == "dropped"
         assert box.used() == used
         assert [a.value for a in box.evaluate([[["a", "b"], {}]])] == [{"float": "6.0"}]
         answers = box.evaluate([[["a", "b"], {}], [["hang", "b"], {}], [["a", "b"], {}]])
@@ -483,10 +542,33 @@ def test_a_batch_read_in_part_is_settled_in_the_same_child_and_a_hang_in_its_res
         answers.close()
         started = time.monotonic()
         # The rest hangs: the settling gives up after its own short wait, with a fresh child.
-        assert not box.settle(0.1)
+        assert box.settle(0.1) == "fresh"
         assert time.monotonic() - started < 1.5
         assert [a.value for a in box.evaluate([[["a", "b"], {}]])] == [{"float": "1.0"}]
-        assert box.settle(0.1)  # nothing owed: nothing to do
+        assert box.settle(0.1) == "stopped"  # nothing owed: nothing to do
+
+
+def test_the_child_stops_a_batch_after_the_first_answer_it_was_not_told_to_expect():
+    call = [["a", "b"], {}]
+    with SandboxedSubmission("student.py", source=COUNTS, timeout=2.0, budget=30.0) as box:
+        # It answers 1.0 where 9.0 was expected: the calls after it are not made.
+        answers = box.evaluate([call] * 4, ["f:1.0", "f:9.0", "f:3.0", None])
+        assert [next(answers).value for _ in range(2)] == [{"float": "1.0"}, {"float": "2.0"}]
+        answers.close()
+        assert box.settle(1.0) == "stopped"
+        assert [a.value for a in box.evaluate([call])] == [{"float": "3.0"}]  # the count went on from 2
+        # A reader that asks for more after the stop gets the rest sent again, in order.
+        answers = box.evaluate([call] * 3, ["f:0.0", "f:5.0", None])
+        assert [a.value for a in answers] == [{"float": "4.0"}, {"float": "5.0"}, {"float": "6.0"}]
+        # An error's key is computed alike on both sides: an expected one does not stop the batch.
+        raising = [["a", "b"], {"x": 1}]  # a TypeError before the body runs: the count stays
+        first = next(box.evaluate([raising]))
+        assert first.kind == "exception"
+        answers = list(box.evaluate([raising, call, call], [first.key(), "f:7.0", None]))
+        assert [a.key() for a in answers] == [first.key(), "f:7.0", "f:8.0"]
+        assert box.settle(1.0) == "stopped"
+        # The count shows which calls were made: none was made twice or skipped.
+        assert [a.value for a in box.evaluate([call])] == [{"float": "9.0"}]
 
 
 # ---------------------------------------------------------------- the child's tracebacks

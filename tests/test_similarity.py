@@ -60,6 +60,27 @@ def test_planted_copies_are_flagged_and_independent_solutions_are_not():
     assert [p["overlap"] for p in pairs] == sorted((p["overlap"] for p in pairs), reverse=True)
 
 
+def test_files_that_differ_only_in_comments_and_layout_are_fingerprinted_once(monkeypatch):
+    import copydetect
+
+    made = []
+    real = copydetect.CodeFingerprint
+
+    def counted(*args, **kwargs):
+        made.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(copydetect, "CodeFingerprint", counted)
+    original = (CATALOGUE / "correct" / sorted(p.name for p in (CATALOGUE / "correct").glob("*.py"))[0]).read_text()
+    results = [_result(f"student_{i}.py", f"# student {i}: my own work\n{original}\n\n# the end {i}\n") for i in range(5)]
+    results.append(_result("renamed.py", _renamed(original)))  # other names: a fingerprint of its own
+    pairs = similar_pairs(results)
+    assert len(made) == 3  # the starter's, the five copies' one, the renamed one's
+    # Every pair is still there: the copies identical to each other, each like the renamed one.
+    assert len(pairs) == 15 and sum(p["identical"] for p in pairs) == 10
+    assert all(p["overlap"] >= THRESHOLD for p in pairs)
+
+
 def test_the_starter_and_missing_code_are_never_flagged():
     starter = (KIT / "problem" / "starter.py").read_text()
     reference = (KIT / "solutions" / "reference.py").read_text()

@@ -6,6 +6,7 @@ The figures themselves are in bench/bench_grade.py and docs/performance.md.
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from pathlib import Path
@@ -62,6 +63,36 @@ def test_a_submission_of_a_known_kind_is_walked_in_a_few_batches(tmp_path, tests
         grader.close()
 
 
+# Finds the request the jail's child is answering, in its own frames, and says what it holds.
+SPY = """
+import sys
+
+def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):
+    frame = sys._getframe(1)
+    while frame is not None and "request" not in frame.f_locals:
+        frame = frame.f_back
+    request = frame.f_locals["request"] if frame is not None else {}
+    raise ValueError("request holds " + "+".join(sorted(request)))
+"""
+
+
+def test_the_jail_is_never_told_what_a_remembered_run_answered(tmp_path, tests):
+    # The memo knows the reference's answers to every call; a batch that carried them (to stop
+    # the child at the first answer that differs, say) would hand them to a submission that
+    # reads its own frames. Only the calls and the request's number may reach the child.
+    grader = Grader(Settings(timeout=2.0, budget=60.0), tests)
+    try:
+        grader.grade(copy(tmp_path, KIT_ROOT / "solutions" / "reference.py", "reference_1.py"))
+        spy = tmp_path / "spy.py"
+        spy.write_text(SPY)
+        result = grader.grade(Spec("spy.py", spy))[0]
+    finally:
+        grader.close()
+    # (A long message is cut in the middle: the words after "holds" show in most of them.)
+    seen = {m for t in result["tests"] for m in re.findall(r"request holds ([\w+]+)", t["message"])}
+    assert seen == {"calls+seq"}, seen
+
+
 def test_a_new_behaviour_is_walked_in_one_child_not_one_fresh_child_per_test_it_answers_anew(tmp_path, tests, monkeypatch):
     spawns = []
     spawn = SandboxedSubmission._spawn
@@ -99,41 +130,28 @@ def test_a_new_behaviour_is_walked_in_one_child_not_one_fresh_child_per_test_it_
 
 
 class FakeSandbox:
-    """Answers from a table (call -> answer key), and writes down every batch and restart.
-
-    As the jail's child does (Batch), it stops after an answer it was not told to expect, and is
-    sent the rest again if the reader asks for more.
-    """
+    """Answers from a table (call -> answer key), and writes down every batch and restart."""
 
     def __init__(self, answers: dict[str, str]):
         self.answers = answers
         self.batches: list[list[str]] = []
         self.restarts = 0
         self.settles: list[str] = []
-        self._owed = 0  # answers made in the child and not read
+        self._owed = 0  # answers of the last batch nobody read
         self._used = 0.0
 
-    def evaluate(self, calls, expect=None):
-        at = 0
-        while at < len(calls):
-            self.batches.append([c[0][0] for c in calls[at:]])
-            self._owed = len(calls) - at
-            for index in range(at, len(calls)):
-                answer = Answer(True, value={"float": self.answers[calls[index][0][0]]})
-                stops = bool(expect) and expect[index] not in (None, answer.key()) and index + 1 < len(calls)
-                self._owed = 0 if stops else len(calls) - index - 1
-                yield answer
-                if stops:
-                    at = index + 1
-                    break
-            else:
-                return
+    def evaluate(self, calls):
+        self.batches.append([c[0][0] for c in calls])
+        self._owed = len(calls)
+        for call in calls:
+            self._owed -= 1
+            yield Answer(True, value={"float": self.answers[call[0][0]]})
 
     def restart(self):
         self.restarts += 1
 
     def settle(self, seconds):
-        self.settles.append("dropped" if self._owed else "stopped")
+        self.settles.append("dropped" if self._owed else "none")
         self._owed = 0
         return self.settles[-1]
 
@@ -169,26 +187,6 @@ def test_a_test_that_asks_otherwise_settles_the_batch_and_notes_where_the_child_
     assert recorder.deviation == ("t1", 1)  # the child answered b and c, which a full run does not ask
 
 
-def test_a_batch_sent_ahead_stops_in_the_child_at_an_answer_the_remembered_run_did_not_get(monkeypatch):
-    # t1's "a" is answered 0.5 here, 0.1 in the remembered run: the child makes neither b nor c,
-    # so when the test asks "x" next nothing is dropped and the child is where a full run is.
-    sandbox = FakeSandbox({"a": "0.5", "x": "0.5", "b": "0.5", "c": "0.5"})
-    memo = Memo()
-    assert memo.add(_trace("t1", [("a", "0.1"), ("b", "0.2"), ("c", "0.3")], "pass"))
-    recorder = Recorder(sandbox, None, memo.ahead)
-    monkeypatch.setenv("PYTEST_CURRENT_TEST", "hidden_tests/test_x.py::t1 (call)")
-    assert recorder.call("a") == 0.5 and recorder.call("x") == 0.5
-    recorder.finish()
-    assert sandbox.batches == [["a", "b", "c"], ["x"]]
-    assert sandbox.settles == ["stopped"] and recorder.deviation is None
-    # Had the test asked b after all, the rest would have been sent again, in order.
-    sandbox = FakeSandbox({"a": "0.5", "b": "0.2", "c": "0.3"})
-    recorder = Recorder(sandbox, None, memo.ahead)
-    assert [recorder.call(c) for c in "abc"] == [0.5, 0.2, 0.3]
-    recorder.finish()
-    assert sandbox.batches == [["a", "b", "c"], ["b", "c"]] and recorder.deviation is None
-
-
 def test_calls_no_remembered_run_made_at_that_point_go_one_at_a_time(monkeypatch):
     sandbox, recorder = _recorded_run(monkeypatch, {"t1": ["a", "b"]}, [("t1", "b"), ("t1", "a"), ("t2", "z")])
     assert sandbox.batches == [["b"], ["a"], ["z"]]
@@ -215,15 +213,25 @@ def test_what_comes_next_is_read_from_any_remembered_run_that_made_the_same_call
             h = history(h, call(c))
         return h
 
-    # Along the first run's answers, with the answer it got to each call, the last one asked too.
-    assert memo.ahead("t", asked("a"), 10) == ([call("b"), call("c")], ["f:0.1", "f:0.2", "f:0.3"])
-    # The wrong one's path, where it made x, whatever this run was answered before.
-    assert memo.ahead("t", asked("a", "b", "x"), 10) == ([call("y")], ["f:0.4", "f:0.5"])
-    assert memo.ahead("t", asked("a"), 1) == ([call("b")], ["f:0.1", None])
-    # Not where the same call came after other calls: that is another place in the test.
-    assert memo.ahead("t", asked("a", "x"), 10) == ([], [None])
-    assert memo.ahead("t", asked("a", "a"), 10) == ([], [None])
-    assert memo.ahead("u", asked("a"), 10) == ([], [None])
+    assert memo.ahead("t", asked("a"), 10) == [call("b"), call("c")]  # along the first run's answers
+    assert memo.ahead("t", asked("a", "b", "x"), 10) == [call("y")]  # the wrong one's path, whatever b was answered
+    assert memo.ahead("t", asked("a"), 1) == [call("b")]
+    # Not where the same call came after other calls: that is another place in the test (an empty
+    # example asked at the depth where the reference asked one had sent the reference's next ones).
+    assert memo.ahead("t", asked("a", "x"), 10) == []
+    assert memo.ahead("t", asked("a", "a"), 10) == []  # no remembered run made a second
+    assert memo.ahead("u", asked("a"), 10) == []
+
+
+def test_the_same_call_at_the_same_depth_after_other_calls_sends_nothing_ahead(monkeypatch):
+    # The remembered run asked "e" third (after a, b); this run asks "e" third too, but after a, x:
+    # the same call at the same depth, another place. Nothing is sent ahead there, so the child
+    # answers no call this run does not make, and no check is needed.
+    sandbox, recorder = _recorded_run(
+        monkeypatch, {"t1": ["a", "b", "e", "f"]}, [("t1", "a"), ("t1", "x"), ("t1", "e"), ("t1", "g")]
+    )
+    assert sandbox.batches == [["a", "b", "e", "f"], ["x"], ["e"], ["g"]]
+    assert recorder.deviation == ("t1", 1)  # b, e and f were answered after a: the first batch bet wrong
 
 
 def _trace(test: str, path: list[tuple[str, str]], verdict: str) -> Trace:
@@ -252,54 +260,43 @@ def test_once_the_answers_fit_one_kind_the_rest_of_the_run_is_one_batch():
     assert box.batches == [["c1"], ["c2", "c3"]] and box.restarts == 0
 
 
-def test_a_batch_that_bet_on_the_wrong_kind_stops_in_the_child_at_the_answer_it_did_not_expect():
+def test_a_batch_that_bet_on_the_wrong_kind_is_dropped_and_the_child_restarted():
     memo = _memo_of_two_kinds()
     # Like kind B on t1, like kind A on t2: a mix no earlier run showed.
     box = FakeSandbox({"c1": "0.2", "c2": "0.3", "c3": "0.5"})
     walk = memo.walk(box, ["t1", "t2", "t3"])
     known, missing = walk.known, walk.missing
     assert missing == [] and [known[t].status for t in ("t1", "t2", "t3")] == ["fail", "pass", "pass"]
-    # The batch bet that c2 is answered 0.4 and sent c3 along, telling the child so; after 0.3
-    # the child made no further call, so it goes on where a full run is, and c3 is asked next.
-    assert box.batches == [["c1"], ["c2", "c3"], ["c3"]] and box.settles == ["stopped"] and box.restarts == 0
-    assert walk.surprised and walk.deviation is None
+    # The batch bet that c2 is answered 0.4 and sent c3 along; after 0.3 the child saw a call
+    # the tests might not have made, so it is restarted and c3 is asked again.
+    assert box.batches == [["c1"], ["c2", "c3"], ["c3"]] and box.restarts == 1
+    assert walk.surprised
 
 
-def test_a_batch_that_bet_wrong_where_the_child_did_not_stop_restarts_it():
-    memo = _memo_of_two_kinds()
-
-    class Deaf(FakeSandbox):  # a child that makes every call of a batch, expected or not
-        def evaluate(self, calls, expect=None):
-            return super().evaluate(calls)
-
-    box = Deaf({"c1": "0.2", "c2": "0.3", "c3": "0.5"})
-    walk = memo.walk(box, ["t1", "t2", "t3"])
-    assert [walk.known[t].status for t in ("t1", "t2", "t3")] == ["fail", "pass", "pass"]
-    # It made c3 after an answer the tests might not have followed with c3: a fresh child, and
-    # the memo's check asks again from there.
-    assert box.settles == ["dropped"] and box.restarts == 1 and walk.deviation == (1, 1)
-
-
-def test_an_answer_no_run_gave_leaves_that_test_and_the_ones_after_it_to_a_real_run():
+def test_an_answer_no_run_gave_leaves_that_test_to_a_real_run_and_the_others_replayed():
     memo = _memo_of_two_kinds()
     box = FakeSandbox({"c1": "0.2", "c2": "0.9", "c3": "0.5"})
     walk = memo.walk(box, ["t1", "t2", "t3"])
     known, missing = walk.known, walk.missing
-    assert missing == ["t2", "t3"] and sorted(known) == ["t1"]
-    assert [a.key() for _, a in walk.prefixes["t2"]] == ["f:0.9"]  # the real run starts from it
-    # c3 had been sent after c2, but the child, told to expect 0.4, stopped at 0.9: nothing is
-    # dropped, and the real run goes on in the same child, in a full run's order: no check.
-    assert box.batches == [["c1"], ["c2", "c3"]]
-    assert box.settles == ["stopped"] and box.restarts == 0 and walk.deviation is None
+    assert missing == ["t2"] and sorted(known) == ["t1", "t3"]
+    # c3 had been sent after c2 already: its answer is taken and dropped, and the same child goes on
+    # (the walk has left a full run's order there, so the memo's check runs).
+    assert box.settles == ["dropped"] and box.restarts == 0 and walk.deviation == (1, 1)
+    assert box.batches == [["c1"], ["c2", "c3"], ["c3"]]
 
 
-def test_a_test_no_run_is_remembered_of_ends_the_walk_there():
+def test_once_a_test_answered_something_new_the_walk_bets_no_further_than_the_end_of_a_test():
     memo = Memo()
-    assert memo.add(_trace("t1", [("a", "0.1")], "pass")) and memo.add(_trace("t3", [("c", "0.3")], "pass"))
-    box = FakeSandbox({"a": "0.1", "b": "0.2", "c": "0.3"})
+    # One remembered run: t1 and t2 make two calls each, t3 one; all known ahead of the answers.
+    for test, path in (("t1", [("a1", "0.1"), ("a2", "0.2")]), ("t2", [("b1", "0.3"), ("b2", "0.4")]), ("t3", [("c1", "0.5")])):
+        assert memo.add(_trace(test, path, "pass"))
+    box = FakeSandbox({"a1": "0.9", "a2": "0.2", "b1": "0.3", "b2": "0.4", "c1": "0.5"})
     walk = memo.walk(box, ["t1", "t2", "t3"])
-    assert sorted(walk.known) == ["t1"] and walk.missing == ["t2", "t3"] and walk.deviation is None
-    assert box.batches == [["a"]]
+    assert walk.missing == ["t1"] and sorted(walk.known) == ["t2", "t3"]
+    # Before the surprise the batch ran to the end of the run; after it, one test a batch, so
+    # another surprise would leave at most the rest of one test's calls to be answered for nothing.
+    assert box.batches == [["a1", "a2", "b1", "b2", "c1"], ["b1", "b2"], ["c1"]]
+    assert box.settles == ["dropped"]
 
 
 def test_a_new_timeout_leaves_no_deviation_since_a_full_run_goes_on_in_a_fresh_child_too():
@@ -307,7 +304,7 @@ def test_a_new_timeout_leaves_no_deviation_since_a_full_run_goes_on_in_a_fresh_c
     assert memo.add(_trace("t1", [("a1", "0.1")], "pass")) and memo.add(_trace("t2", [("b1", "0.3")], "pass"))
 
     class Hangs(FakeSandbox):
-        def evaluate(self, calls, expect=None):
+        def evaluate(self, calls):
             self.batches.append([c[0][0] for c in calls])
             yield Answer(False, kind="timeout", error="the call took longer than 1 s")
 
@@ -361,8 +358,8 @@ def test_a_submission_out_of_budget_stops_its_run_and_reports_the_rest_not_run(t
     calls = []
     evaluate = SandboxedSubmission.evaluate
 
-    def counted(self, batch, expect=None):
-        for answer in evaluate(self, batch, expect):
+    def counted(self, batch):
+        for answer in evaluate(self, batch):
             calls.append(answer.kind)
             yield answer
 
@@ -545,30 +542,7 @@ def test_a_batch_read_in_part_is_settled_in_the_same_child_and_a_hang_in_its_res
         assert box.settle(0.1) == "fresh"
         assert time.monotonic() - started < 1.5
         assert [a.value for a in box.evaluate([[["a", "b"], {}]])] == [{"float": "1.0"}]
-        assert box.settle(0.1) == "stopped"  # nothing owed: nothing to do
-
-
-def test_the_child_stops_a_batch_after_the_first_answer_it_was_not_told_to_expect():
-    call = [["a", "b"], {}]
-    with SandboxedSubmission("student.py", source=COUNTS, timeout=2.0, budget=30.0) as box:
-        # It answers 1.0 where 9.0 was expected: the calls after it are not made.
-        answers = box.evaluate([call] * 4, ["f:1.0", "f:9.0", "f:3.0", None])
-        assert [next(answers).value for _ in range(2)] == [{"float": "1.0"}, {"float": "2.0"}]
-        answers.close()
-        assert box.settle(1.0) == "stopped"
-        assert [a.value for a in box.evaluate([call])] == [{"float": "3.0"}]  # the count went on from 2
-        # A reader that asks for more after the stop gets the rest sent again, in order.
-        answers = box.evaluate([call] * 3, ["f:0.0", "f:5.0", None])
-        assert [a.value for a in answers] == [{"float": "4.0"}, {"float": "5.0"}, {"float": "6.0"}]
-        # An error's key is computed alike on both sides: an expected one does not stop the batch.
-        raising = [["a", "b"], {"x": 1}]  # a TypeError before the body runs: the count stays
-        first = next(box.evaluate([raising]))
-        assert first.kind == "exception"
-        answers = list(box.evaluate([raising, call, call], [first.key(), "f:7.0", None]))
-        assert [a.key() for a in answers] == [first.key(), "f:7.0", "f:8.0"]
-        assert box.settle(1.0) == "stopped"
-        # The count shows which calls were made: none was made twice or skipped.
-        assert [a.value for a in box.evaluate([call])] == [{"float": "9.0"}]
+        assert box.settle(0.1) == "none"  # nothing owed: nothing to do
 
 
 # ---------------------------------------------------------------- the child's tracebacks

@@ -170,7 +170,7 @@ class Grader:
         missing: list[str],
         known: dict[str, runner.TestResult],
         prefixes: dict | None,
-        ahead: Callable[[str, int, int], tuple[list[list], list[str | None]]] | None,
+        ahead: Callable[[str, int, int], list[list]] | None,
         fresh: bool = False,
     ) -> tuple[str, str, Recorder, list[runner.TestResult]]:
         """Run the `missing` tests through pytest; their verdicts go into `known`.

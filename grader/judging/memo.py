@@ -13,10 +13,10 @@ Only the submission's printed output differs between submissions; it is attached
 
 A walk whose calls reached one child in the order a full run makes them gives a full run's
 verdicts even for a submission with a history (a counter, a cache): same calls, same answers.
-A walk that left that order (a child that went on past a wrong bet) is checked: a fresh child
-is asked the whole run's calls again, from the last point where the order held, and must give
-the same answers. One that does not is graded in full (see `confirm`), so the memo never
-changes a verdict.
+A walk that left that order (a restart after a wrong bet, a test run for real in a fresh
+child) is checked: a fresh child is asked the whole run's calls again, from the last point
+where the order held, and must give the same answers. One that does not is graded in full
+(see `confirm`), so the memo never changes a verdict.
 
 Round trips are what a walk costs, so calls go to the sandbox in batches. A batch runs on
 while the next call is certain, and that is the case more often than "the node has one
@@ -24,13 +24,12 @@ child": a class has a few kinds of behaviour (correct, and each common bug), eac
 answers every call the same way, and a run of each kind is remembered as a *profile*.
 While the answers so far fit the same profiles, and these all answer the next call alike,
 the call after it is known too, across test boundaries. So a submission of a known kind is
-walked in a handful of batches, one per split between kinds, not one per test. Each batch
-tells the child the answer it bets on for each call (its key), and the child stops after
-the first answer with another key: a batch that turns out wrong (the submission answered like
-no profile that fits) leaves the child where a full run would be, with no call made that the
-tests would not have made. At the first new answer the walk ends: that test and every one
-after it run for real in the same child (Recorder), so the calls stay in a full run's order
-and no check is needed (docs/memo.md).
+walked in a handful of batches, one per split between kinds, not one per test. A batch
+that turns out wrong (the submission answered like no profile that fits) ends there, and
+the child is restarted before the next call, so it never goes on with calls the tests
+would not have made. One that meets a new answer (that test runs for real) is settled
+instead: the child answers the rest, the answers are dropped, and the walk goes on in it,
+the memo's check covering what those calls might have changed (docs/memo.md).
 """
 
 from __future__ import annotations
@@ -94,7 +93,6 @@ class _Step:
     test: int  # index into the tests being replayed
     node: Node  # whose call is made
     expect: Node | None  # the child the batch assumed the answer leads to (None: the batch ends here)
-    key: str | None = None  # the answer that leads there: the child stops after another
 
 
 class Memo:
@@ -143,26 +141,21 @@ class Memo:
         node.verdict = trace.verdict
         return True
 
-    def ahead(self, test: str, asked: int, most: int) -> tuple[list[list], list[str | None]]:
+    def ahead(self, test: str, asked: int, most: int) -> list[list]:
         """The calls a remembered run of `test` made after the ones a real run `asked` (their `history`): what it likely asks next.
 
         From the node of a remembered run that made the same calls up to there, whatever their
         answers (after a failure, the examples tried next are the same ones), along the answers the
-        first run through it gave (up to `most` calls, and not past the end of the test). Also the
-        answer that run got to the last call asked and to each of them (None where not known): the
-        child is told to expect them, and stops after the first answer that differs.
+        first run through it gave (up to `most` calls, and not past the end of the test).
         """
         node = self._at.get((test, asked))
         calls: list[list] = []
-        keys: list[str | None] = []
-        while node is not None and len(calls) < most and node.children:
-            key, node = next(iter(node.children.items()))
-            keys.append(key)
-            if node.call is None:
+        while node is not None and len(calls) < most:
+            node = next(iter(node.children.values()), None)
+            if node is None or node.call is None:
                 break
             calls.append(node.call)
-        keys += [None] * (len(calls) + 1 - len(keys))
-        return calls, keys
+        return calls
 
     def add_profile(self, profile: Profile) -> None:
         """Remember a whole run's kind, so later submissions of that kind are walked in few batches."""
@@ -211,6 +204,7 @@ class Walk:
         self._tests, self._sandbox = tests, sandbox
         self._index: int = 0
         self._node: Node | None = None
+        self._answered_new = False  # from then on, a batch ends with its test (see _plan)
         self._start_test()
 
     @property
@@ -225,7 +219,7 @@ class Walk:
         while self._next_node():
             plan = self._plan(fits)
             self.memo.round_trips += 1
-            answers = sandbox.evaluate([step.node.call for step in plan], [step.key for step in plan])
+            answers = sandbox.evaluate([step.node.call for step in plan])
             for done, step in enumerate(plan, 1):
                 answer = next(answers, None)
                 if answer is None:
@@ -235,21 +229,30 @@ class Walk:
                 if answer.output:
                     self._outputs.append(answer.output)
                 if child is None or (answer.kind in ENDS_TEST and child.verdict is None):
-                    # New behaviour: this test runs for real, and so does every test after it,
-                    # in this child. Its run starts with the answers seen here, so no call is made
-                    # (or waited for, or paid from the budget) twice; and the child, told what
-                    # answer to expect, made no call after this one, so the calls reach it in a
-                    # full run's order and no check is needed. After a timeout or a crash the run
-                    # goes on in a fresh child, as a full run does.
+                    # New behaviour: this test runs for real. Its run starts with the answers
+                    # seen here, so no call is made (or waited for, or paid from the budget) twice.
+                    self.missing.append(tests[step.test])
+                    self._answered_new = True
+                    if answer.kind not in ENDS_TEST:
+                        # Its next call goes to another child. After a timeout or a crash it does in a
+                        # full run too (a fresh one), so the order still holds there: no check needed.
+                        self._deviate(step.test, len(self._seen) + 1)
                     if answer.kind not in UNSTABLE:
                         self.prefixes[tests[step.test]] = [*self._seen, (step.node.call, answer)]
                     self.surprised = True
-                    self.missing += tests[step.test :]
-                    if done < len(plan) and answer.kind not in ENDS_TEST + UNSTABLE:
+                    if answer.kind in ENDS_TEST + UNSTABLE:
+                        # It hung or crashed where no remembered run did: such a submission will
+                        # likely do it again, and each try costs a time limit. The real run decides.
+                        self.missing += tests[step.test + 1 :]
+                        return
+                    if done < len(plan):
+                        # The child is busy with calls the tests would not make: once they are answered,
+                        # it goes on (the order is left already, so the check runs), else a fresh child.
                         answers.close()
-                        if sandbox.settle(SETTLE) != "stopped":
-                            self._deviate(step.test, len(self._seen) + 1)  # it went on: the check runs
-                    return
+                        sandbox.settle(SETTLE)
+                    self._index, self._node = step.test + 1, None
+                    self._start_test()
+                    break
                 self._keys.append(key)
                 self._seen.append((step.node.call, answer))
                 made = (step.test, len(self._seen))
@@ -260,15 +263,11 @@ class Walk:
                     self._node = child
                 if child is not step.expect:
                     if done < len(plan):
-                        # A known answer, but not the one the batch bet on: the rest of it is moot,
-                        # and the child, told to expect that answer, made no call after this one.
+                        # A known answer, but not the one the batch bet on: the rest of it is moot.
                         answers.close()
+                        sandbox.restart()
                         self.surprised = True
-                        settled = sandbox.settle(SETTLE)
-                        if settled == "dropped":
-                            sandbox.restart()  # it did: those are calls a full run does not make
-                        if settled != "stopped":
-                            self._deviate(*made)
+                        self._deviate(*made)  # the child saw calls a full run does not make
                     break
 
     def _next_node(self) -> bool:
@@ -282,10 +281,10 @@ class Walk:
             elif _calls_nothing(root):
                 self._finish(root.verdict)
             else:
-                # No run of this test is remembered: it runs for real, and every test after it (see run).
-                self.missing += self._tests[self._index :]
-                self._index = len(self._tests)
-                return False
+                self.missing.append(self._tests[self._index])
+                self._deviate(self._index, 0)
+                self._index += 1
+                self._start_test()
         return True
 
     def _deviate(self, test: int, made: int) -> None:
@@ -320,12 +319,12 @@ class Walk:
         while True:
             step = _Step(index, node, None)
             plan.append(step)
-            children = list(node.children.items())
+            children = list(node.children.values())
             if fits is not None and len(children) > 1:
-                children = [(k, c) for k, c in children if c.profiles & fits]
+                children = [c for c in children if c.profiles & fits]
             if len(children) != 1:
                 return plan  # the answer decides what comes next
-            ((step.key, child),) = children
+            (child,) = children
             fits = _narrow(fits, child)
             step.expect = child
             if child.verdict is None:
@@ -333,7 +332,11 @@ class Walk:
                     return plan
                 node = child
                 continue
-            # The test ends there; the next one that makes a call follows (see _finish).
+            # The test ends there; the next one that makes a call follows (see _finish). Not once
+            # this submission has answered something new: more surprises are likely, and each
+            # would leave the rest of the batch to be answered for nothing.
+            if self._answered_new:
+                return plan
             index += 1
             while _calls_nothing(self._root(index)):
                 index += 1
@@ -440,24 +443,20 @@ class Recorder(CallsByName):
     process). So such a test is decided by that one call, which is what the memo remembers.
 
     Calls go to the sandbox one at a time, a round trip each, except where the memo knows what
-    comes next: where a remembered run of this test made the same calls so far, the call is
-    sent with the calls that run made after it (`ahead`, Memo.ahead), the child told the
-    answers that run got, and the answers are taken as the test asks for them. The property
-    tests' replayed examples make the same calls whatever the answers until an example fails,
-    and so do the examples tried after it (the smallest-drawn pool, or shrinking) for
-    submissions that fail alike. The child stops after the first answer that differs from the
-    remembered one; if the test then asks the next call of the batch all the same, the rest is
-    sent again. When the test asks something else, the rest of the batch is settled: if the
-    child had gone on (its answers were the remembered ones, the test's next call was not), it
-    has answered calls a full run does not make, and `deviation` says where, for the memo's
-    check (as Walk.deviation).
+    comes next: where a remembered run of this test made the same calls so far (whatever it was
+    answered), the call is sent with the calls that run made after it (`ahead`, Memo.ahead), and
+    the answers are taken as the test asks for them. The property tests' replayed examples make the same calls
+    whatever the answers until an example fails, and so do the examples tried after it (the
+    smallest-drawn pool, or shrinking) for submissions that fail alike. When the test
+    asks something else, the rest of the batch is settled, and the child has answered calls a
+    full run does not make: `deviation` says where, for the memo's check (as Walk.deviation).
     """
 
     def __init__(
         self,
         sandbox: SandboxedSubmission,
         prefixes: dict[str, list[tuple[list, Answer]]] | None = None,
-        ahead: Callable[[str, int, int], tuple[list[list], list[str | None]]] | None = None,
+        ahead: Callable[[str, int, int], list[list]] | None = None,
     ):
         self.sandbox = sandbox
         self.calls: dict[str, list[Call]] = {}
@@ -513,11 +512,10 @@ class Recorder(CallsByName):
                         self._ahead = None  # the batch ended: nothing left unread
                     return answer
             self.finish(deviates=True)
-        batch, expect = [call], None
+        batch = [call]
         if self._predict is not None:
-            more, expect = self._predict(test, self._asked[test], AHEAD)
-            batch += more
-        answers = self.sandbox.evaluate(batch, expect)
+            batch += self._predict(test, self._asked[test], AHEAD)
+        answers = self.sandbox.evaluate(batch)
         answer = next(answers)
         if len(batch) > 1 and answer.kind not in ENDS_TEST + UNSTABLE:
             self._ahead = (test, batch[1:], answers)
@@ -533,9 +531,8 @@ class Recorder(CallsByName):
         test, _, answers = self._ahead
         self._ahead = None
         answers.close()
-        # The child was told what answers to expect: it stopped after the first it did not get.
         settled = self.sandbox.settle(SETTLE)
-        if deviates and settled != "stopped" and self.deviation is None:
+        if deviates and settled != "none" and self.deviation is None:
             self.deviation = (test, len(self.calls.get(test, [])))
 
     @property

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,10 +25,21 @@ class Answer:
     _key: str = field(default="", repr=False, compare=False)  # key(), when known in advance
 
     def key(self) -> str:
-        """Everything a verdict can depend on (not the printed output): wire.answer_key, which the child computes too."""
+        """Everything a verdict can depend on (not the printed output). Distinct answers, distinct keys.
+
+        A long key is kept as its hash: the memo holds one per call it remembers.
+        """
         if self._key:
             return self._key
-        return wire.answer_key(self.ok, self.value, self.kind, self.error, self.traceback)
+        if self.ok:
+            value = self.value
+            if type(value) is dict:  # {"float": text} or {"opaque": name}: the common case, made cheap
+                ((tag, text),) = value.items()
+                return f"{tag[0]}:{text}"
+            key = "v:" + json.dumps(value)
+        else:
+            key = json.dumps(["e", self.kind, self.error, self.traceback])
+        return key if len(key) <= 200 else "#" + hashlib.sha256(key.encode()).hexdigest()
 
     def result(self) -> Any:
         if self.ok:

@@ -429,25 +429,12 @@ def run_child(init, req_r, resp_w):
             os._exit(0)
         # Each answer is written as soon as it is known: held back, the answers before a call
         # that hangs would never arrive, and that call's timeout would be blamed on an earlier one.
-        calls, expect = request["calls"], request.get("expect") or ()
-        for index, (args, kwargs) in enumerate(calls):
+        for args, kwargs in request["calls"]:
             answer = call(fn, args, kwargs, filename, function, swap)
             if os.getpid() != me:  # a fork inside the call returned twice; the copy must not answer
                 os._exit(0)
             answer.update(out.take())
             write_answer(resp_w, request["seq"], answer)
-            if index < len(expect) and expect[index] is not None and index + 1 < len(calls):
-                key = wire.answer_key(
-                    answer["ok"],
-                    answer.get("value"),
-                    answer.get("kind", ""),
-                    answer.get("error", ""),
-                    answer.get("traceback", ""),
-                )
-                if key != expect[index]:
-                    # Not the answer the grader expects: it would drop the answers to the rest.
-                    wire.write_all(resp_w, wire.stopped_line(request["seq"]))
-                    break
 
 
 class Helpers:

@@ -160,25 +160,23 @@ class SandboxedSubmission(CallsByName):
             sys.stdout.write(answer.output)
         return answer.result()
 
-    def evaluate(self, calls: list[tuple[list, dict]], expect: list[str | None] | None = None) -> Iterator[Answer]:
+    def evaluate(self, calls: list[tuple[list, dict]]) -> Iterator[Answer]:
         """Answers to `calls`, made in order in the current child, as they arrive.
 
         A call that times out, crashes or runs past the budget yields that answer, and the
         rest of the batch is not made; the next call goes to a fresh child. So does an answer
-        that is malformed: too long, or to a call that was never made. `expect`: the key each
-        answer is expected to have (None: any); the child makes no call after an answer with
-        another key until the reader asks for the next answer (Batch).
+        that is malformed: too long, or to a call that was never made.
         """
         if calls:
             self._batch = Batch(self._life.pipes, self._budget, self.timeout, self._respawn)
-            yield from self._batch.answers(calls, expect)
+            yield from self._batch.answers(calls)
 
     def settle(self, seconds: float) -> str:
-        """After a batch whose reader stopped early: "stopped" if the child made no call past the last answer
-        read; "dropped" if it did (their answers taken and dropped, not charged), and this child goes on;
-        "fresh" if that took longer than `seconds`, and a fresh child was started instead."""
+        """After a batch whose reader stopped early: "none" if the child owed no answer (it made no call past the
+        last one read); "dropped" if it did, and its other answers were taken and dropped (not charged), so this
+        child goes on; "fresh" if that took longer than `seconds`, and a fresh child was started instead."""
         batch, self._batch = self._batch, None
-        return "stopped" if batch is None else batch.discard_unread(seconds)
+        return "none" if batch is None else batch.discard_unread(seconds)
 
     def _respawn(self) -> None:
         try:

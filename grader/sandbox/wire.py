@@ -2,8 +2,6 @@
 
 Control messages and requests are a 4-byte big-endian length, then JSON. Answers are lines:
 "SEQ f:REPR" for a float returned with nothing printed (most answers), else "SEQ j:JSON".
-A request may say what answer it expects of each call (its key, `answer_key`): the child stops
-after the first answer whose key is another, and says so with the line "SEQ s:".
 A returned value crosses as plain data within the bounds below; past them, as opaque.
 
 The child is bound into the jail next to this file (/jail/wire.py), so this module must stay
@@ -126,35 +124,6 @@ def answer_line(seq: int, answer: dict) -> bytes:
     if answer.get("ok") and len(answer) == 2 and type(value) is dict and "float" in value:
         return f"{seq} f:{value['float']}\n".encode()
     return f"{seq} j:{json.dumps(answer)}\n".encode()
-
-
-STOPPED = b"s:"  # an answer line's payload: the child made no further call of this request (see answer_key)
-
-
-def stopped_line(seq: int) -> bytes:
-    return f"{seq} s:\n".encode()
-
-
-def answer_key(ok: bool, value: object, kind: str, error: str, traceback: str) -> str:
-    """Everything a verdict can depend on in an answer (not its printed output): distinct answers, distinct keys.
-
-    The memo's key, computed alike on both sides. A request's "expect" holds the key the grader
-    expects of each call, as a remembered run answered it (null: any); the child ends the
-    request after the first answer whose key differs, rather than making calls whose answers
-    the grader would drop. A long key is kept as its hash: the memo holds one per call it remembers.
-    """
-    if ok:
-        if type(value) is dict:  # {"float": text} or {"opaque": name}: the common case, made cheap
-            ((tag, text),) = value.items()
-            return f"{tag[0]}:{text}"
-        key = "v:" + json.dumps(value)
-    else:
-        key = json.dumps(["e", kind, error, traceback])
-    if len(key) <= 200:
-        return key
-    import hashlib  # only for long keys: every start of the child pays for its imports
-
-    return "#" + hashlib.sha256(key.encode()).hexdigest()
 
 
 class AnswerLines:

@@ -35,6 +35,7 @@ from hypothesis.reporting import with_reporter
 from grader.core import runner, tests_plugin
 from grader.core.submission import Submission
 
+_CURRENT = "PYTEST_CURRENT_TEST"  # pytest keeps the running test's node id and phase here
 # Marks whose meaning pytest's run gives (skipping, warnings, extra fixtures): a test with one runs through pytest.
 _PYTEST_MARKS = {"skip", "skipif", "xfail", "usefixtures", "filterwarnings"}
 
@@ -174,9 +175,6 @@ def _call(item: pytest.Function, provider: runner.SubmissionProvider) -> tuple[p
         item.funcargs = {}
         os.environ.pop(_CURRENT, None)
     return None, output.getvalue()
-
-
-_CURRENT = "PYTEST_CURRENT_TEST"
 
 
 def _params(item: pytest.Function) -> dict:

@@ -445,9 +445,9 @@ class Recorder(CallsByName):
     Calls go to the sandbox one at a time, a round trip each, except where the memo knows what
     comes next: where a remembered run of this test made the same calls so far (whatever it was
     answered), the call is sent with the calls that run made after it (`ahead`, Memo.ahead), and
-    the answers are taken as the test asks for them. The property tests' replayed examples make the same calls
-    whatever the answers until an example fails, and so do the examples tried after it (the
-    smallest-drawn pool, or shrinking) for submissions that fail alike. When the test
+    the answers are taken as the test asks for them. The property tests' replayed examples make
+    the same calls whatever the answers until an example fails, and so do the examples tried
+    after it (the smallest-drawn pool, or shrinking) for submissions that fail alike. When the test
     asks something else, the rest of the batch is settled, and the child has answered calls a
     full run does not make: `deviation` says where, for the memo's check (as Walk.deviation).
     """

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
 import pytest
 
@@ -97,14 +98,11 @@ class _Only:
             items[:] = kept
 
 
-_COLLECTED: list[Tests | None] = []  # the hidden tests, once collected in this process (direct_run)
-
-
+@cache
 def collected() -> Tests | None:
-    """The hidden tests as pytest collected them, to call directly; None where some need pytest's own run."""
-    if not _COLLECTED:
-        _COLLECTED.append(Tests.collect(FAST))
-    return _COLLECTED[0]
+    """The hidden tests as pytest collected them, once per process, to call directly (direct_run); None where
+    some need pytest's own run."""
+    return Tests.collect(FAST)
 
 
 def run_tests(

@@ -77,6 +77,37 @@ def test_a_submission_told_to_wait_is_not_graded_and_learns_nothing(tmp_path, te
         grader.close()
 
 
+def test_a_submission_that_hangs_where_no_run_did_is_never_told_to_wait(tmp_path, tests):
+    """Waiting for another that hung alike saves nothing: each of its timeouts is waited for again.
+
+    Ten hanging files in a class of 300 waited for each other this way, and took a minute each, one after the other.
+    """
+    settings = Settings(timeout=0.5, budget=2.0)
+    grader = Grader(settings, tests)
+    try:
+        _, learned = grader.grade(write(tmp_path, "reference.py", (KIT_ROOT / "solutions" / "reference.py").read_text()))
+    finally:
+        grader.close()
+    asked: list[str] = []
+    hanging = "def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n    while True:\n        pass\n"
+    wrong = (CATALOGUE / "wrong" / "no_clipping.py").read_text()
+    for name, text, waits in [("hangs.py", hanging, False), ("wrong.py", wrong, True)]:
+        other = Grader(settings, tests)
+        for item in learned:
+            other.memo.learn(item)
+        other.on_explore = lambda key: asked.append(key) or False  # the owner of every behaviour is busy
+        try:
+            if waits:
+                with pytest.raises(Deferred):
+                    other.grade(write(tmp_path, name, text))
+            else:
+                result, _ = other.grade(write(tmp_path, name, text))
+                assert result["tests"][0]["status"] == "timeout"
+        finally:
+            other.close()
+    assert len(asked) == 1  # the wrong one asked; the hanging one went on
+
+
 def test_a_waiting_submission_is_handed_back_when_its_behaviours_owner_is_done():
     explorers = _Explorers()
     assert explorers.claim("k", worker=0, index=0)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -21,6 +23,7 @@ from grader.judging.grade import Grader, Settings, Spec
 from grader.judging.memo import Call, Memo, Profile, Recorder, Trace, history
 from grader.judging.partial_run import catalogue, prepare_before_fork
 from grader.sandbox.host import Answer, SandboxedSubmission
+from grader.sandbox.renice import SLOW_CALL, YIELDING_NICE, renice, stalls_after
 
 CATALOGUE = KIT_ROOT / "tests" / "catalogue"
 HANGS = "def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n    while True:\n        pass\n"
@@ -420,16 +423,20 @@ def test_the_kit_s_pytest_run_formats_no_traceback_of_a_failing_test_and_its_ver
 def test_a_stalled_call_yields_the_cpu_until_it_answers():
     source = (
         "import time\n\ndef meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
-        "    time.sleep(0.8)\n    return 0.5\n"
+        "    time.sleep(1.6)\n    return 0.5\n"
     )
     seen = {}
-    with SandboxedSubmission("student.py", source=source, timeout=3.0) as box:
+    ours = _group("self")
+    with SandboxedSubmission("student.py", source=source, timeout=2.0) as box:
         pids = box._jail.submission_processes()
+        server = [p for p in _descendants(box._jail.proc.pid) if p not in pids]
 
         def look():
-            time.sleep(0.55)  # past SLOW_CALL (0.25 s), before the call ends
+            time.sleep(1.3)  # past half its time limit (1 s), before the call ends
             seen["during"] = [os.getpriority(os.PRIO_PROCESS, pid) for pid in pids]
             seen["policy"] = [os.sched_getscheduler(pid) for pid in pids]
+            seen["group"] = [_group(pid) for pid in pids]
+            seen["server group"] = {_group(pid)[1] for pid in server}
 
         watcher = threading.Thread(target=look)
         watcher.start()
@@ -437,10 +444,72 @@ def test_a_stalled_call_yields_the_cpu_until_it_answers():
         watcher.join()
         seen["after"] = [os.getpriority(os.PRIO_PROCESS, pid) for pid in box._jail.submission_processes()]
         seen["policy after"] = [os.sched_getscheduler(pid) for pid in box._jail.submission_processes()]
-        server = [p for p in _descendants(box._jail.proc.pid) if p not in pids]
+        seen["group after"] = [_group(pid)[1] for pid in box._jail.submission_processes()]
     assert len(pids) == 1 and seen["during"] == [19] and seen["after"] == [0]
     assert seen["policy"] == [os.SCHED_IDLE] and seen["policy after"] == [os.SCHED_OTHER]
     assert all(os.getpriority(os.PRIO_PROCESS, pid) == 0 for pid in server if _alive(pid)) or not server
+    # Its session's autogroup yields too (else the group competes as a whole, whatever the
+    # niceness inside), and gets its priority back; ours and the jail server's are never touched.
+    assert [nice for _, nice in seen["group"]] == [19] and seen["group after"] == [0]
+    assert seen["group"][0][0] != ours[0] and seen["server group"] == {0} and _group("self") == ours
+
+
+def test_a_call_has_its_full_share_of_the_cpu_for_half_its_time_limit():
+    assert stalls_after(2.0) == 1.0 and stalls_after(1.0) == 0.5
+    assert stalls_after(0.1) == SLOW_CALL  # a wait with little time left still counts as stalled some time
+    assert stalls_after(2.0, hung=True) == SLOW_CALL  # it hung before: it most likely hangs again
+
+
+def test_a_submission_that_timed_out_once_yields_early_from_then_on():
+    source = "def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n    while reference:\n        pass\n    return 0.5\n"
+    with SandboxedSubmission("student.py", source=source, timeout=0.6) as box:
+        assert box.meteor_score("", "b") == 0.5
+        assert not box._life.slow.hung
+        answer = next(box.evaluate([(["a", "b"], {})]))
+        assert answer.kind == "timeout" and box._life.slow.hung
+
+
+def test_a_yielding_spinner_in_a_session_of_its_own_leaves_the_cpu_to_us():
+    """Our share of one CPU beside a spinner that, like a submission's child, called setsid.
+
+    With autogroups on, its niceness alone does not make it yield: its session competes with
+    ours as a whole. Measured in the same run: about 0.5 with the niceness alone, 0.98 or more
+    with its autogroup's too.
+    """
+    cpu = min(os.sched_getaffinity(0))
+    spin = f"import os\nos.setsid()\nos.sched_setaffinity(0, {{{cpu}}})\nwhile True: pass\n"
+
+    def our_share(setup) -> float:
+        spinner = subprocess.Popen([sys.executable, "-c", spin])
+        try:
+            time.sleep(0.2)
+            setup(spinner.pid)
+            before = os.sched_getaffinity(0)
+            os.sched_setaffinity(0, {cpu})
+            try:
+                started, cpu_started = time.monotonic(), time.thread_time()
+                while time.monotonic() - started < 1.0:
+                    pass
+                return (time.thread_time() - cpu_started) / (time.monotonic() - started)
+            finally:
+                os.sched_setaffinity(0, before)
+        finally:
+            spinner.kill()
+            spinner.wait()
+
+    def niceness_alone(pid: int) -> None:
+        os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))
+        os.setpriority(os.PRIO_PROCESS, pid, YIELDING_NICE)
+
+    alone = our_share(niceness_alone)
+    yielded = our_share(lambda pid: renice([pid], YIELDING_NICE))
+    assert yielded > 0.9 and alone < 0.75, (alone, yielded)
+
+
+def _group(pid) -> tuple[str, int]:
+    """The autogroup of a process and its niceness: ("/autogroup-123", 0)."""
+    name, _, nice = Path(f"/proc/{pid}/autogroup").read_text().split()
+    return name, int(nice)
 
 
 def _descendants(root: int) -> list[int]:

@@ -99,3 +99,49 @@ def test_the_budget_of_check_and_of_pytest_is_the_exercise_budget(tmp_path):
         cwd=KIT_ROOT,
     )
     assert re.search(rf"--budget=BUDGET\s+seconds the submission may use in all,.*\(default\s+{budget:g}", run.stdout, re.S)
+
+
+def test_a_full_run_after_the_memos_check_failed_has_the_whole_budget_again(tmp_path, monkeypatch):
+    """When the memo's check fails, the submission gets a full run: with its whole budget, as a full run has.
+
+    Before, that run paid for the run before it, and a submission whose runs took more than half
+    the budget had its last tests reported "not run".
+    """
+    from grader.judging.grade import Grader, Settings, Spec
+    from grader.judging.partial_run import prepare_before_fork
+
+    prepare_before_fork()
+    tests = catalogue()
+    path = tmp_path / "slowish.py"
+    reference = (KIT_ROOT / "solutions" / "reference.py").read_text()
+    path.write_text(reference.replace("def meteor_score(", "def _score(") + WRAPPED)
+    spec = Spec("slowish.py", path)
+
+    alone = Grader(Settings(timeout=2.0, budget=600.0, memo=False), tests)
+    try:
+        result, _ = alone.grade(spec)
+    finally:
+        alone.close()
+    assert result["passed"] == len(result["tests"])
+    one_run = result["duration"]
+
+    # A budget for one run and a half; the memo's check is made to fail, so there are two runs.
+    monkeypatch.setattr(Grader, "_as_a_full_run", lambda *args: False)
+    grader = Grader(Settings(timeout=2.0, budget=1.5 * one_run + 1.0, memo=True), tests)
+    try:
+        again, _ = grader.grade(spec)
+    finally:
+        grader.close()
+    assert [t["status"] for t in again["tests"]] == [t["status"] for t in result["tests"]]
+    assert again["duration"] > 1.8 * one_run  # the two runs happened
+
+
+# Each call takes a few milliseconds: a run pays a second or more.
+WRAPPED = """
+import time
+
+
+def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):
+    time.sleep(0.004)
+    return _score(reference, candidate, alpha, beta, gamma)
+"""

@@ -27,10 +27,12 @@ from grader.judging.partial_run import Catalogue, catalogue, prepare_before_fork
 from grader.reports.progress import Progress
 from grader.sandbox.host import Jail, SandboxedSubmission
 
-# A worker that overruns its submission's budget by this much is killed (the grader's own safety net).
+# A worker that overruns what its submission may legitimately take by this much is killed (the
+# grader's own safety net). What it may take (`_longest`): its run, the memo's check (up to twice
+# the time the run used), and a full run if the check fails.
 GRACE = 60.0
 # Workers beyond --jobs, for submissions that are only waiting on a hanging call.
-EXTRA_WORKERS = 4
+EXTRA_WORKERS = 8
 
 
 class Deferred(Exception):
@@ -123,8 +125,11 @@ class Grader:
             known, missing, profile = walk.known, walk.missing, walk.profile
         remembered = len(known)
         status, message, recorder, ran = "graded", "", None, []
-        if walk is not None and missing and self.on_explore is not None and not self.on_explore(self._behaviour(walk)):
-            raise Deferred(name)
+        # A submission that hung does not wait for another that hung alike: what that one teaches
+        # the memo saves no time, for each timeout is waited for again (the memo never assumes one).
+        if walk is not None and missing and not walk.hung and self.on_explore is not None:
+            if not self.on_explore(self._behaviour(walk)):
+                raise Deferred(name)
         if missing:
             # In the child the walk asked, or the one just loaded: no fresh one (see _run_for_real).
             status, message, recorder, ran = self._run_for_real(
@@ -183,7 +188,7 @@ class Grader:
         full run gives them. A fresh child there cost 0.02-0.03 s of each new behaviour.
         """
         if fresh:
-            sandbox.restart()
+            sandbox.start_over()  # the budget too: a full run does not pay for the runs before it
         recorder = Recorder(sandbox, prefixes, ahead)
         selection = [self.tests.nodeids[n] for n in missing] if known else None
         try:
@@ -226,6 +231,11 @@ class Grader:
         result["from_memo"] = 0
         result["diagnosis"] = None
         return result
+
+
+def _longest(budget: float) -> float:
+    """Seconds a worker may legitimately take on one submission: see GRACE."""
+    return 4 * budget
 
 
 def _diagnosis(sandbox: SandboxedSubmission, result: dict) -> dict | None:
@@ -458,7 +468,7 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
                 if slot.task is None:
                     continue
                 index = slot.task[0]
-                overdue = time.monotonic() - slot.since > settings.budget + GRACE
+                overdue = time.monotonic() - slot.since > _longest(settings.budget) + GRACE
                 if slot.conn in ready:
                     try:
                         message = slot.conn.recv()

@@ -186,9 +186,10 @@ class Walk:
 
     `known`: verdicts settled from the memo; `missing`: tests to run for real, with `prefixes`,
     the calls and answers each had so far; `walked`: the settled tests' calls and answers;
-    `paths`: their answer keys (this submission's profile so far); `surprised`: a batch bet
-    wrong or a test was new, so this kind is worth remembering; `deviation`: where the child's
-    calls first left a full run's order, as (test index, calls of it made in order).
+    `paths`: their answer keys (this submission's profile so far); `hung`: it stopped at a new
+    timeout (or at the budget's end); `surprised`: a batch bet wrong or a test was new, so this
+    kind is worth remembering; `deviation`: where the child's calls first left a full run's
+    order, as (test index, calls of it made in order).
     """
 
     def __init__(self, memo: Memo, sandbox: SandboxedSubmission, tests: list[str]):
@@ -205,6 +206,7 @@ class Walk:
         self._index: int = 0
         self._node: Node | None = None
         self._answered_new = False  # from then on, a batch ends with its test (see _plan)
+        self.hung = False  # it stopped at a call that timed out (or at the budget's end): see Grader._run
         self._start_test()
 
     @property
@@ -244,6 +246,7 @@ class Walk:
                         # It hung or crashed where no remembered run did: such a submission will
                         # likely do it again, and each try costs a time limit. The real run decides.
                         self.missing += tests[step.test + 1 :]
+                        self.hung = answer.kind != "crash"
                         return
                     if done < len(plan):
                         # The child is busy with calls the tests would not make: once they are answered,

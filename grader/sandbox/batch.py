@@ -95,6 +95,7 @@ class Batch:
     def _late(self, by_budget: bool) -> Answer:
         if by_budget:
             return self._failed("not_run", self.budget.text())
+        self.pipes.slow.hung = True  # its next calls yield early (see renice.stalls_after)
         return self._failed("timeout", f"the call took longer than {self.timeout:g} s")
 
     def _crashed(self) -> Answer:

@@ -148,6 +148,11 @@ class SandboxedSubmission(CallsByName):
             if not self.spent():
                 raise  # else the next call says the budget is spent
 
+    def start_over(self) -> None:
+        """A full run from the start: a fresh child, and the whole budget again (what it used before is forgotten)."""
+        self._budget.used = 0.0
+        self.restart()
+
     def sweep(self) -> None:
         """Kill any process the submission left running, keeping the child that answers calls."""
         self._life.sweep()

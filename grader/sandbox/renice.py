@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 
-SLOW_CALL = 0.25  # seconds after which a call counts as stalled (it probably hangs)
+SLOW_CALL = 0.25  # seconds after which a call counts as stalled (it probably hangs), at least
+SLOW_SHARE = 0.5  # ... and the share of its time limit it must have used
 YIELDING_NICE = 19  # the niceness of a stalled call's processes
+AUTOGROUP_TRIES = 8  # writes of an autogroup's niceness the kernel refused for now (see _set_autogroup)
 
 
 def renice(pids: list[int], nice: int) -> bool:
-    """Set the niceness of `pids`; True if any changed. Lowering it again needs root: else it stays.
+    """Set the niceness of `pids`; True if any changed. Lowering a process's niceness again needs root: else it stays.
+
+    Lowering its autogroup's does not: with autogroups on, a process alone in its session then
+    competes as before, whatever its own niceness.
 
     Yielding (a positive `nice`) also moves them to SCHED_IDLE: a nice process still takes the
     idle moments between a worker's calls and its answers, an idle-class one gives them up.
+    Their sessions' autogroups get the same niceness (see `renice_groups`).
     """
-    changed = False
+    changed = renice_groups(pids, nice)
     policy = os.SCHED_IDLE if nice > 0 else os.SCHED_OTHER
     for pid in pids:
         try:
@@ -30,8 +37,73 @@ def renice(pids: list[int], nice: int) -> bool:
     return changed
 
 
+def renice_groups(pids: list[int], nice: int) -> bool:
+    """Set the niceness of the autogroups `pids` belong to, but never of our own; True if any changed.
+
+    With autogroups on (Linux's default on desktops and many servers), each session is one
+    scheduling group, and the CPU is first shared fairly between groups, whatever the niceness or
+    policy of the processes inside. A submission runs in a session of its own, so without this a
+    spinning call still took as much CPU as the whole grader: 2 spinners beside 2 busy workers took
+    two thirds of the machine, SCHED_IDLE and nice 19 or not.
+    """
+    mine = _autogroup("self")
+    if mine is None:
+        return False  # no autogroups here (turned off, or not this kernel)
+    changed, seen, ours = False, {mine}, set(pids)
+    for pid in pids:
+        group = _autogroup(str(pid))
+        if group is None or group in seen or _session(pid) not in ours:
+            continue  # a group a process of theirs did not start (by setsid) is not theirs to lose
+        seen.add(group)
+        changed |= _set_autogroup(pid, nice)
+    return changed
+
+
+def _session(pid: int) -> int | None:
+    try:
+        return os.getsid(pid)
+    except OSError:
+        return None
+
+
+def _autogroup(pid: str) -> str | None:
+    try:
+        with open(f"/proc/{pid}/autogroup") as f:
+            return f.read().split()[0]  # "/autogroup-123 nice 0"
+    except (OSError, IndexError):
+        return None
+
+
+def _set_autogroup(pid: int, nice: int) -> bool:
+    # Without CAP_SYS_ADMIN the kernel takes one such write per 0.1 s in all (EAGAIN): try again
+    # a little, so that a group given back its priority does not stay at 19.
+    for _ in range(AUTOGROUP_TRIES):
+        try:
+            with open(f"/proc/{pid}/autogroup", "w") as f:
+                f.write(str(nice))
+            return True
+        except BlockingIOError:
+            time.sleep(0.025)
+        except OSError:
+            return False
+    return False
+
+
+def stalls_after(limit: float, hung: bool = False) -> float:
+    """Seconds after which a call with this time limit counts as stalled.
+
+    Until then it has its full share of the CPU, so a correct call that needs at most half its
+    time limit is graded alike on a quiet machine and on a busy one. Past that, it most likely
+    hangs: it gets only the CPU nobody else wants, and a spinning submission stops slowing the
+    others down. A submission that `hung` before (a call of it timed out) will most likely hang
+    again: its calls count as stalled after SLOW_CALL. Else ten of them in a class of 300, each
+    spinning half of each of its time limits, took as much of the CPU as the rest of the class.
+    """
+    return SLOW_CALL if hung else max(SLOW_CALL, SLOW_SHARE * limit)
+
+
 class SlowCalls:
-    """A call slower than SLOW_CALL probably hangs: while it spins, its processes get only the CPU nobody else wants.
+    """A call slower than `stalls_after` says probably hangs: while it spins, its processes get only the CPU nobody else wants.
 
     They get their priority back once it answers; `on_slow` is called the first time only
     (the grader can start other work meanwhile).
@@ -41,6 +113,7 @@ class SlowCalls:
         self.processes = processes  # the submission's processes, found when needed
         self.on_slow: Callable[[], None] | None = None
         self.yielded = False
+        self.hung = False  # a call of this submission timed out (see stalls_after)
 
     def stalled(self) -> None:
         self.yielded = renice(self.processes(), YIELDING_NICE)

@@ -145,3 +145,53 @@ def test_grade_flags_two_students_with_the_same_file(tmp_path, kit_root, meteor_
     report = (tmp_path / "out" / "report.html").read_text()
     assert "1 pair flagged" in report
     assert "similar code: 1 pair(s) flagged, first ann.py and bob.py" in run.stdout
+
+
+def test_the_check_begun_during_grading_gives_the_pairs_the_check_after_it_gives():
+    from grader.cli.grade import _similar
+    from grader.judging.similarity import InBackground
+
+    files = independent()
+    first = sorted(files)[0]
+    files["copy.py"] = _renamed(files[first])
+    files["ann.py"] = _reformatted(files[first])
+    results = [_result(name, source) for name, source in files.items()]
+    after = similar_pairs(results)
+    assert {tuple(sorted((first, "copy.py"))), tuple(sorted((first, "ann.py")))} <= {(p["a"], p["b"]) for p in after}
+
+    early = InBackground([{"submission": r["submission"], "source": r["source"]} for r in results])
+    assert _similar(results, early) == (after, "")
+
+    # A student changed a file between the early read and the grading: the code graded is checked.
+    stale = InBackground(
+        [{"submission": r["submission"], "source": "x = 1\n" if r["submission"] == "copy.py" else r["source"]} for r in results]
+    )
+    assert _similar(results, stale) == (after, "")
+
+    # Files left not graded by a Ctrl+C are left out, as the check after the grading leaves them out.
+    cut = [_result(r["submission"], r["source"], "not_graded" if r["submission"] == "copy.py" else "graded") for r in results]
+    early = InBackground([{"submission": r["submission"], "source": r["source"]} for r in results])
+    assert _similar(cut, early) == (similar_pairs(cut), "") and similar_pairs(cut) != after
+
+
+def test_the_check_begun_during_grading_takes_only_idle_cpu():
+    import os
+    import time
+
+    from grader.judging.similarity import InBackground
+
+    sources = list(independent().values()) * 40  # long enough to be caught running
+    early = InBackground([{"submission": f"{i}.py", "source": s + f"\n# {i}\n"} for i, s in enumerate(sources)])
+    try:
+        deadline = time.monotonic() + 5
+        policy = None
+        while policy is None and time.monotonic() < deadline:
+            try:
+                policy = os.sched_getscheduler(early._process.pid)
+            except OSError:
+                break
+            if policy == os.SCHED_OTHER:
+                policy = None  # not set yet: the process is starting
+        assert policy == os.SCHED_IDLE
+    finally:
+        early.stop()

@@ -13,11 +13,12 @@ from grader.core import exercise, replay
 from grader.core.safe_text import for_terminal
 from grader.judging import passback, resume
 from grader.judging.archive import ArchiveError, is_zip, unpacked
-from grader.judging.discovery import Spec, UsageError, prepare
+from grader.judging.discovery import SOURCE_LIMIT, Spec, UsageError, prepare
 from grader.judging.grade import Interrupted, Settings, grade_all, helper_note, who
 from grader.judging.intake import discover_all
 from grader.judging.lms import LAYOUTS
 from grader.judging.shard import in_shard, parse_shard
+from grader.judging.similarity import InBackground
 from grader.reports.files import write_outputs
 from grader.reports.progress import Progress, summary
 from grader.sandbox.host import ISOLATION_NOTES, enter_mode, unhide
@@ -123,15 +124,34 @@ def _check_out(out: Path, paths: list[str]) -> None:
                 raise UsageError(f"{text} is inside {out / replaced}, which every run replaces; move it out of --out")
 
 
-def _similar(results: list[dict]) -> tuple[list[dict] | None, str]:
-    """Pairs of submissions with identical or near-identical code (None: the check could not run)."""
+def _similar(results: list[dict], early: InBackground | None = None) -> tuple[list[dict] | None, str]:
+    """Pairs of submissions with identical or near-identical code (None: the check could not run).
+
+    `early`: the check begun while the class was graded, on the code as read before; used if the
+    code graded is that code (a file changed since is checked again here).
+    """
     try:
         from grader.judging.similarity import MAX_PAIRS, similar_pairs
     except ImportError as exc:
+        if early is not None:
+            early.stop()
         print(f"warning: similar code not checked ({exc})", file=sys.stderr)
         return None, f"not checked: {exc}"
-    print(f"checking {len(results)} submission(s) for similar code...", file=sys.stderr, flush=True)
-    pairs = similar_pairs(results)
+    pairs = None
+    if early is not None:
+        if [e["source"] for e in early.entries] == [r.get("source") for r in results]:
+            if not early.ready():
+                print(f"checking {len(results)} submission(s) for similar code...", file=sys.stderr, flush=True)
+            pairs = early.pairs()
+        else:
+            early.stop()
+    if pairs is None:
+        print(f"checking {len(results)} submission(s) for similar code...", file=sys.stderr, flush=True)
+        pairs = similar_pairs(results)
+    else:
+        # Those not graded (a Ctrl+C) are left out, as similar_pairs leaves them out.
+        left_out = {str(r["submission"]) for r in results if r.get("status") == "not_graded"}
+        pairs = [p for p in pairs if p["a"] not in left_out and p["b"] not in left_out]
     if len(pairs) > MAX_PAIRS:
         return pairs[:MAX_PAIRS], f"{len(pairs)} pairs in all; the {MAX_PAIRS} with the most overlap are listed."
     return pairs, ""
@@ -205,14 +225,19 @@ def _grade_and_write(args: argparse.Namespace, specs: list[Spec], mode: str) -> 
     # A result from the last run into --out is kept when the code, the settings and the kit are the same.
     earlier = {} if args.fresh else resume.previous(args.out)
     # Helper modules change what a submission does: they are part of its key.
+    prepared = [prepare(spec) for spec in specs]
     keys = [
         resume.key(
             p.source,
             p.problem,
             {"timeout": settings.timeout, "budget": settings.budget, **({"modules": p.modules} if p.modules else {})},
         )
-        for p in map(prepare, specs)
+        for p in prepared
     ]
+    # The code as each result will record it (Grader.grade): similar code is checked meanwhile.
+    early = InBackground(
+        [{"submission": s.name, "source": p.source[:SOURCE_LIMIT] if p.source else None} for s, p in zip(specs, prepared)]
+    )
     todo = [i for i, k in enumerate(keys) if k not in earlier]
     if len(todo) < len(specs):
         print(
@@ -229,6 +254,7 @@ def _grade_and_write(args: argparse.Namespace, specs: list[Spec], mode: str) -> 
     except Interrupted as stop:
         graded, interrupted = stop.results, True
     except KeyboardInterrupt:  # before the first worker started
+        early.stop()
         progress.finish()
         print("meteor-kit grade: interrupted before any submission was graded; nothing was written", file=sys.stderr)
         return 130
@@ -242,8 +268,9 @@ def _grade_and_write(args: argparse.Namespace, specs: list[Spec], mode: str) -> 
     ]
     similar, note, cut = None, "", False
     try:
-        similar, note = _similar(results)
+        similar, note = _similar(results, early)
     except KeyboardInterrupt:
+        early.stop()
         cut, note = True, "the check for similar code was interrupted"
     elapsed = time.monotonic() - started
     document = {

@@ -119,3 +119,17 @@ def test_a_waiting_submission_is_handed_back_when_its_behaviours_owner_is_done()
     # Told to wait once, it runs the next time whatever the others do.
     assert explorers.claim("k", worker=2, index=4)
     assert explorers.claim("k", worker=1, index=1)
+
+
+def test_one_file_of_each_kind_is_graded_first_and_the_copies_after(tmp_path):
+    from grader.cli.grade import _first_of_each_kind
+    from grader.judging.discovery import prepare
+
+    wrong = (CATALOGUE / "wrong" / "no_clipping.py").read_text()
+    right = (KIT_ROOT / "solutions" / "reference.py").read_text()
+    hangs = "def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n    while True:\n        pass\n"
+    texts = [wrong, "# Ann\n" + wrong, right, "\n\n" + wrong, right + "\n# mine\n", hangs]
+    prepared = [prepare(write(tmp_path, f"s{i}.py", text)) for i, text in enumerate(texts)]
+    # The hanging file, alone of its kind and last in the class, starts before the copies.
+    assert _first_of_each_kind(list(range(len(texts))), prepared) == [0, 2, 5, 1, 3, 4]
+    assert _first_of_each_kind([1, 3, 4], prepared) == [1, 4, 3]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import signal
 import sys
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from grader.core import exercise, replay
 from grader.core.safe_text import for_terminal
-from grader.judging import passback, resume
+from grader.judging import passback, resume, similarity
 from grader.judging.archive import ArchiveError, is_zip, unpacked
 from grader.judging.discovery import SOURCE_LIMIT, Spec, UsageError, prepare
 from grader.judging.grade import Interrupted, Settings, grade_all, helper_note, who
@@ -157,6 +158,25 @@ def _similar(results: list[dict], early: InBackground | None = None) -> tuple[li
     return pairs, ""
 
 
+def _first_of_each_kind(todo: list[int], prepared: list) -> list[int]:
+    """`todo` with one file of each distinct code first (the same code but for comments and layout), then the copies.
+
+    What the memo cannot answer comes first: it learns each kind early, and a file that hangs,
+    which takes its whole budget, starts early too instead of keeping the class waiting at its
+    end. In a class of 500 with 20 distinct files, the last hanging one started 10.3 s into a
+    run whose other files were graded in 11.5 s, and the run ended at 15.3 s. Results keep the
+    class's order; only the order of grading changes, and no verdict depends on it.
+    """
+    seen: set[bytes] = set()
+    first, copies = [], []
+    for index in todo:
+        source = prepared[index].source or ""
+        digest = hashlib.sha256(similarity.normal(source).encode("utf-8", "surrogatepass")).digest()
+        (copies if digest in seen else first).append(index)
+        seen.add(digest)
+    return first + copies
+
+
 def cmd_grade(args: argparse.Namespace) -> int:
     fake = next(
         (text for text in args.submissions if text.lower().endswith(".zip") and os.path.isfile(text) and not is_zip(text)), None
@@ -238,7 +258,7 @@ def _grade_and_write(args: argparse.Namespace, specs: list[Spec], mode: str) -> 
     early = InBackground(
         [{"submission": s.name, "source": p.source[:SOURCE_LIMIT] if p.source else None} for s, p in zip(specs, prepared)]
     )
-    todo = [i for i, k in enumerate(keys) if k not in earlier]
+    todo = _first_of_each_kind([i for i, k in enumerate(keys) if k not in earlier], prepared)
     if len(todo) < len(specs):
         print(
             f"{len(specs) - len(todo)} submission(s) unchanged since the last run into {args.out}: their results are kept "

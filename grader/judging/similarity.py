@@ -28,7 +28,7 @@ CANDIDATE = 0.5
 MAX_PAIRS = 2000  # kept in results.json: a class that shares one file makes pairs by the thousand
 
 
-def _normal(source: str) -> str:
+def normal(source: str) -> str:
     """The code's tokens without comments or layout: two files equal here are 'identical'."""
     try:
         tokens = tokenize.generate_tokens(io.StringIO(source).readline)
@@ -63,7 +63,7 @@ def similar_pairs(results: list[dict]) -> list[dict]:
         if not source or r.get("status") == "not_graded":
             continue
         name = str(r["submission"])
-        digest = hashlib.sha256(_normal(source).encode("utf-8", "replace")).digest()
+        digest = hashlib.sha256(normal(source).encode("utf-8", "replace")).digest()
         if digest not in made:
             try:
                 made[digest] = CodeFingerprint(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from conftest import KIT_ROOT
 
@@ -121,7 +123,7 @@ def test_a_waiting_submission_is_handed_back_when_its_behaviours_owner_is_done()
     assert explorers.claim("k", worker=1, index=1)
 
 
-def test_one_file_of_each_kind_is_graded_first_and_the_copies_after(tmp_path):
+def test_one_file_of_each_kind_is_graded_first_those_with_a_loop_before_and_the_copies_after(tmp_path):
     from grader.cli.grade import _first_of_each_kind
     from grader.judging.discovery import prepare
 
@@ -130,6 +132,22 @@ def test_one_file_of_each_kind_is_graded_first_and_the_copies_after(tmp_path):
     hangs = "def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n    while True:\n        pass\n"
     texts = [wrong, "# Ann\n" + wrong, right, "\n\n" + wrong, right + "\n# mine\n", hangs]
     prepared = [prepare(write(tmp_path, f"s{i}.py", text)) for i, text in enumerate(texts)]
-    # The hanging file, alone of its kind and last in the class, starts before the copies.
-    assert _first_of_each_kind(list(range(len(texts))), prepared) == [0, 2, 5, 1, 3, 4]
+    # The file with a `while` loop, where calls hang most, goes first though it is last in the
+    # class; then one file of each other kind; then the copies.
+    assert _first_of_each_kind(list(range(len(texts))), prepared) == [5, 0, 2, 1, 3, 4]
     assert _first_of_each_kind([1, 3, 4], prepared) == [1, 4, 3]
+
+
+def test_the_workers_beyond_jobs_are_as_many_as_the_memory_allows(monkeypatch):
+    from grader.judging import grade
+
+    def available(kib: int):
+        text = f"MemTotal: 99999999 kB\nMemAvailable: {kib} kB\n"
+        return lambda *args, **kwargs: io.StringIO(text)
+
+    monkeypatch.setattr(grade, "open", available(24 * 2**20), raising=False)  # 24 GiB
+    assert grade._extra_workers() == grade.EXTRA_WORKERS
+    monkeypatch.setattr(grade, "open", available(2 * 2**20), raising=False)  # 2 GiB: 8 of 256 MiB
+    assert grade._extra_workers() == 8
+    monkeypatch.setattr(grade, "open", available(1000), raising=False)  # next to nothing: one still waits on a hang
+    assert grade._extra_workers() == 1

@@ -164,17 +164,22 @@ def _first_of_each_kind(todo: list[int], prepared: list) -> list[int]:
     What the memo cannot answer comes first: it learns each kind early, and a file that hangs,
     which takes its whole budget, starts early too instead of keeping the class waiting at its
     end. In a class of 500 with 20 distinct files, the last hanging one started 10.3 s into a
-    run whose other files were graded in 11.5 s, and the run ended at 15.3 s. Results keep the
-    class's order; only the order of grading changes, and no verdict depends on it.
+    run whose other files were graded in 11.5 s, and the run ended at 15.3 s. Of those first,
+    files with a `while` loop go first: a call hangs in one far more often than elsewhere (all 10
+    hanging files of the diverse class of 300, among its 56 with one). Results keep the class's
+    order; only the order of grading changes, and no verdict depends on it.
     """
     seen: set[bytes] = set()
-    first, copies = [], []
+    loops, first, copies = [], [], []
     for index in todo:
-        source = prepared[index].source or ""
-        digest = hashlib.sha256(similarity.normal(source).encode("utf-8", "surrogatepass")).digest()
-        (copies if digest in seen else first).append(index)
+        tokens = similarity.normal(prepared[index].source or "")
+        digest = hashlib.sha256(tokens.encode("utf-8", "surrogatepass")).digest()
+        if digest in seen:
+            copies.append(index)
+        else:
+            (loops if "while" in tokens.split("\0") else first).append(index)
         seen.add(digest)
-    return first + copies
+    return loops + first + copies
 
 
 def cmd_grade(args: argparse.Namespace) -> int:

@@ -31,8 +31,12 @@ from grader.sandbox.host import Jail, SandboxedSubmission
 # grader's own safety net). What it may take (`_longest`): its run, the memo's check (up to twice
 # the time the run used), and a full run if the check fails.
 GRACE = 60.0
-# Workers beyond --jobs, for submissions that are only waiting on a hanging call.
-EXTRA_WORKERS = 8
+# Workers beyond --jobs, for submissions that are only waiting on a hanging call: as many as the
+# memory allows (a worker and its jail took up to 160 MB here), at most EXTRA_WORKERS. With the
+# default budget a hanging file holds its worker 60 s; with 8 and the class's ten hanging files
+# graded first, they held every worker, and the other files waited for them.
+EXTRA_WORKERS = 32
+EXTRA_WORKER_MEMORY = 256 * 2**20  # bytes of memory available for each extra worker, at least
 
 
 class Deferred(Exception):
@@ -231,6 +235,16 @@ class Grader:
         result["from_memo"] = 0
         result["diagnosis"] = None
         return result
+
+
+def _extra_workers() -> int:
+    """How many workers beyond --jobs may wait on hanging calls: see EXTRA_WORKERS."""
+    try:
+        with open("/proc/meminfo") as f:
+            available = next(int(line.split()[1]) * 1024 for line in f if line.startswith("MemAvailable:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        return 4  # what it was before the memory was read
+    return max(1, min(EXTRA_WORKERS, available // EXTRA_WORKER_MEMORY))
 
 
 def _longest(budget: float) -> float:
@@ -444,6 +458,7 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
         child.close()
         return _Slot(next(ids), process, parent)
 
+    extra = _extra_workers()
     interrupted = False
     try:
         for _ in range(min(jobs, len(specs))):
@@ -453,7 +468,7 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
             # not computing (its jail spins until the time limit at most): another takes over.
             while pending and sum(s.task is not None and not s.stalled for s in slots) < jobs:
                 idle = [s for s in slots if s.task is None]
-                if not idle and len(slots) >= jobs + EXTRA_WORKERS:
+                if not idle and len(slots) >= jobs + extra:
                     break
                 slot = idle[0] if idle else start()
                 if not idle:

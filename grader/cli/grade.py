@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import signal
 import sys
@@ -138,16 +137,13 @@ def _similar(results: list[dict], early: InBackground | None = None) -> tuple[li
             early.stop()
         print(f"warning: similar code not checked ({exc})", file=sys.stderr)
         return None, f"not checked: {exc}"
-    pairs = None
-    if early is not None:
-        if [e["source"] for e in early.entries] == [r.get("source") for r in results]:
-            if not early.ready():
-                print(f"checking {len(results)} submission(s) for similar code...", file=sys.stderr, flush=True)
-            pairs = early.pairs()
-        else:
-            early.stop()
-    if pairs is None:
+    usable = early is not None and [e["source"] for e in early.entries] == [r.get("source") for r in results]
+    if early is not None and not usable:
+        early.stop()
+    if not (usable and early.ready()):
         print(f"checking {len(results)} submission(s) for similar code...", file=sys.stderr, flush=True)
+    pairs = early.pairs() if usable else None
+    if pairs is None:
         pairs = similar_pairs(results)
     else:
         # Those not graded (a Ctrl+C) are left out, as similar_pairs leaves them out.
@@ -172,12 +168,12 @@ def _first_of_each_kind(todo: list[int], prepared: list) -> list[int]:
     seen: set[bytes] = set()
     loops, first, copies = [], [], []
     for index in todo:
-        tokens = similarity.normal(prepared[index].source or "")
-        digest = hashlib.sha256(tokens.encode("utf-8", "surrogatepass")).digest()
+        source = prepared[index].source or ""
+        digest = similarity.code_digest(source)
         if digest in seen:
             copies.append(index)
         else:
-            (loops if "while" in tokens.split("\0") else first).append(index)
+            (loops if "while" in similarity.normal(source).split("\0") else first).append(index)
         seen.add(digest)
     return loops + first + copies
 

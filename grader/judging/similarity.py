@@ -37,6 +37,11 @@ def normal(source: str) -> str:
         return source
 
 
+def code_digest(source: str) -> bytes:
+    """A digest of the code without comments or layout: equal for files that are 'identical'."""
+    return hashlib.sha256(normal(source).encode("utf-8", "replace")).digest()
+
+
 def similar_pairs(results: list[dict]) -> list[dict]:
     """Pairs of submissions whose code overlaps, most overlap first: {"a", "b", "overlap", "identical"}."""
     import numpy as np
@@ -63,7 +68,7 @@ def similar_pairs(results: list[dict]) -> list[dict]:
         if not source or r.get("status") == "not_graded":
             continue
         name = str(r["submission"])
-        digest = hashlib.sha256(normal(source).encode("utf-8", "replace")).digest()
+        digest = code_digest(source)
         if digest not in made:
             try:
                 made[digest] = CodeFingerprint(

@@ -13,14 +13,12 @@ AUTOGROUP_TRIES = 8  # writes of an autogroup's niceness the kernel refused for 
 
 
 def renice(pids: list[int], nice: int) -> bool:
-    """Set the niceness of `pids`; True if any changed. Lowering a process's niceness again needs root: else it stays.
-
-    Lowering its autogroup's does not: with autogroups on, a process alone in its session then
-    competes as before, whatever its own niceness.
+    """Set the niceness of `pids` and of their sessions' autogroups (`renice_groups`); True if any changed.
 
     Yielding (a positive `nice`) also moves them to SCHED_IDLE: a nice process still takes the
     idle moments between a worker's calls and its answers, an idle-class one gives them up.
-    Their sessions' autogroups get the same niceness (see `renice_groups`).
+    Lowering a process's niceness again needs root, else it stays; lowering its autogroup's does
+    not, and with autogroups on, a process alone in its session then competes as before.
     """
     changed = renice_groups(pids, nice)
     policy = os.SCHED_IDLE if nice > 0 else os.SCHED_OTHER

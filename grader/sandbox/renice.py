@@ -12,19 +12,48 @@ YIELDING_NICE = 19  # the niceness of a stalled call's processes
 AUTOGROUP_TRIES = 8  # writes of an autogroup's niceness the kernel refused for now (see _set_autogroup)
 
 
-def renice(pids: list[int], nice: int) -> bool:
-    """Set the niceness of `pids` and of their sessions' autogroups (`renice_groups`); True if any changed.
+Priority = tuple[int, int, int]  # a process's scheduling policy, its static priority and niceness
 
-    Yielding (a positive `nice`) also moves them to SCHED_IDLE: a nice process still takes the
-    idle moments between a worker's calls and its answers, an idle-class one gives them up.
+
+def priority_of(pids: list[int]) -> Priority | None:
+    """The priority of the first of `pids` still running (they inherited it from the jail server)."""
+    for pid in pids:
+        try:
+            return os.sched_getscheduler(pid), os.sched_getparam(pid).sched_priority, os.getpriority(os.PRIO_PROCESS, pid)
+        except OSError:
+            continue
+    return None
+
+
+def yield_cpu(pids: list[int]) -> Priority | None:
+    """Give `pids` and their sessions' autogroups (`renice_groups`) the lowest priority there is.
+
+    Returns the priority they had, for `restore`, or None if nothing changed. They move to
+    SCHED_IDLE too: a nice process still takes the idle moments between a worker's calls and its
+    answers, an idle-class one gives them up.
+    """
+    had = priority_of(pids)
+    changed = renice_groups(pids, YIELDING_NICE)
+    changed |= _set(pids, (os.SCHED_IDLE, 0, YIELDING_NICE))
+    return had if changed else None
+
+
+def restore(pids: list[int], had: Priority) -> None:
+    """Give `pids` back the priority they `had` (never more: the grader may run at a low one itself).
+
     Lowering a process's niceness again needs root, else it stays; lowering its autogroup's does
     not, and with autogroups on, a process alone in its session then competes as before.
     """
-    changed = renice_groups(pids, nice)
-    policy = os.SCHED_IDLE if nice > 0 else os.SCHED_OTHER
+    renice_groups(pids, 0)  # a new autogroup starts at 0, whatever its creator's niceness
+    _set(pids, had)
+
+
+def _set(pids: list[int], priority: Priority) -> bool:
+    policy, static, nice = priority
+    changed = False
     for pid in pids:
         try:
-            os.sched_setscheduler(pid, policy, os.sched_param(0))
+            os.sched_setscheduler(pid, policy, os.sched_param(static))
         except OSError:
             pass
         try:
@@ -44,10 +73,9 @@ def renice_groups(pids: list[int], nice: int) -> bool:
     spinning call still took as much CPU as the whole grader: 2 spinners beside 2 busy workers took
     two thirds of the machine, SCHED_IDLE and nice 19 or not.
     """
-    mine = _autogroup("self")
-    if mine is None:
-        return False  # no autogroups here (turned off, or not this kernel)
-    changed, seen, ours = False, {mine}, set(pids)
+    # Ours may be the kernel's default group, whose file reads empty (a process whose session
+    # began before any setsid, as in some containers): theirs, made by their setsid, still counts.
+    changed, seen, ours = False, {_autogroup("self")}, set(pids)
     for pid in pids:
         group = _autogroup(str(pid))
         if group is None or group in seen or _session(pid) not in ours:
@@ -110,16 +138,16 @@ class SlowCalls:
     def __init__(self, processes: Callable[[], list[int]]) -> None:
         self.processes = processes  # the submission's processes, found when needed
         self.on_slow: Callable[[], None] | None = None
-        self.yielded = False
+        self.had: Priority | None = None  # what the processes had before they yielded
         self.hung = False  # a call of this submission timed out (see stalls_after)
 
     def stalled(self) -> None:
-        self.yielded = renice(self.processes(), YIELDING_NICE)
+        self.had = yield_cpu(self.processes())
         if self.on_slow is not None:
             hook, self.on_slow = self.on_slow, None
             hook()
 
     def answered(self) -> None:
-        if self.yielded:
-            self.yielded = False
-            renice(self.processes(), 0)
+        if self.had is not None:
+            had, self.had = self.had, None
+            restore(self.processes(), had)

@@ -127,7 +127,7 @@ def test_the_walk_notes_where_its_calls_left_a_full_runs_order():
     memo = _memo_of_two_kinds()
     box = FakeSandbox({"c1": "0.2", "c2": "0.3", "c3": "0.5"})
     walk = memo.walk(box, ["t1", "t2", "t3"])
-    assert box.restarts == 1 and walk.deviation == (1, 1)  # c3 had reached the child after c2
+    assert box.settles == ["dropped"] and walk.deviation == (1, 1)  # c3 had reached the child after c2
     run, at = full_run(["t1", "t2", "t3"], walk.walked, walk.deviation)
     assert [c[0][0] for c, _ in run] == ["c1", "c2", "c3"] and at == 2
     memo = Memo()

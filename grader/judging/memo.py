@@ -268,7 +268,7 @@ class Walk:
                     if done < len(plan):
                         # A known answer, but not the one the batch bet on: the rest of it is moot.
                         answers.close()
-                        sandbox.restart()
+                        sandbox.settle(SETTLE)
                         self.surprised = True
                         self._deviate(*made)  # the child saw calls a full run does not make
                     break

@@ -147,6 +147,17 @@ def _differs(outputs: list, reference: list) -> set[int]:
     return {i for i, (got, want) in enumerate(zip(outputs, reference)) if not agree(got, want)}
 
 
+_MODEL_DIFFS: dict[int, tuple[dict, list, set[int]]] = {}  # by id(model), with the model and reference it holds
+
+
+def _model_differs(model: dict, reference: list) -> set[int]:
+    """Where a model differs from the reference: the same for every submission, so found once per model."""
+    held = _MODEL_DIFFS.get(id(model))
+    if held is None or held[0] is not model or held[1] is not reference:
+        held = _MODEL_DIFFS[id(model)] = (model, reference, _differs(model["outputs"], reference))
+    return held[2]
+
+
 def best_model(outputs: list, table: dict) -> tuple[dict | None, set[int], set[int]]:
     """The model that explains most of the answers: it must agree wherever it differs from the reference.
 
@@ -156,7 +167,7 @@ def best_model(outputs: list, table: dict) -> tuple[dict | None, set[int], set[i
     wrong = _differs(outputs, table["reference"])
     best, best_diffs = None, set()
     for model in [*table["models"], *table.get("pairs", [])]:
-        diffs = _differs(model["outputs"], table["reference"])
+        diffs = _model_differs(model, table["reference"])
         if diffs and all(agree(outputs[i], model["outputs"][i]) for i in diffs) and len(diffs) > len(best_diffs):
             best, best_diffs = model, diffs
     return best, best_diffs, wrong

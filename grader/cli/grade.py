@@ -168,12 +168,12 @@ def _first_of_each_kind(todo: list[int], prepared: list) -> list[int]:
     seen: set[bytes] = set()
     loops, first, copies = [], [], []
     for index in todo:
-        source = prepared[index].source or ""
-        digest = similarity.code_digest(source)
+        tokens = similarity.normal(prepared[index].source or "")
+        digest = similarity.digest_of(tokens)
         if digest in seen:
             copies.append(index)
         else:
-            (loops if "while" in similarity.normal(source).split("\0") else first).append(index)
+            (loops if "while" in tokens.split("\0") else first).append(index)
         seen.add(digest)
     return loops + first + copies
 

@@ -39,7 +39,12 @@ def normal(source: str) -> str:
 
 def code_digest(source: str) -> bytes:
     """A digest of the code without comments or layout: equal for files that are 'identical'."""
-    return hashlib.sha256(normal(source).encode("utf-8", "replace")).digest()
+    return digest_of(normal(source))
+
+
+def digest_of(tokens: str) -> bytes:
+    """code_digest of code already made `normal` (tokenizing is the cost: once per file)."""
+    return hashlib.sha256(tokens.encode("utf-8", "replace")).digest()
 
 
 def similar_pairs(results: list[dict]) -> list[dict]:
@@ -107,10 +112,10 @@ def _pair(a: str, b: str, overlap: float, identical: bool) -> dict:
 class InBackground:
     """similar_pairs of `entries` ({"submission", "source"}), made by a process of its own while the class is graded.
 
-    It runs at SCHED_IDLE, so it takes only the CPU the grading leaves: the gaps while a worker
-    waits on its jail, and the end of the run, when the last hanging files are all that is left.
-    In the diverse class of 300 files the check took 4.4 s after the grading; most of it now
-    goes on during it.
+    It runs at SCHED_IDLE, so it yields to the grader's own processes. With autogroups on, it
+    still competes with the submissions' sessions as our session does (alone in a group at nice
+    19, the grading ended sooner but the check 2 s after it: no gain, docs/performance.md). In
+    the diverse class of 300 files the check took 4.4 s after the grading; it now goes on during it.
     """
 
     def __init__(self, entries: list[dict]) -> None:

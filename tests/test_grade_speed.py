@@ -24,7 +24,7 @@ from grader.judging.memo import Call, Memo, Profile, Recorder, Trace, history
 from grader.judging.partial_run import catalogue, prepare_before_fork
 from grader.sandbox import renice
 from grader.sandbox.host import Answer, SandboxedSubmission
-from grader.sandbox.renice import SLOW_CALL, YIELDING_NICE, stalls_after, yield_cpu
+from grader.sandbox.renice import HUNG_FLOOR, SLOW_CALL, SLOWEST_FACTOR, YIELDING_NICE, stalls_after, yield_cpu
 
 CATALOGUE = KIT_ROOT / "tests" / "catalogue"
 HANGS = "def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n    while True:\n        pass\n"
@@ -463,7 +463,32 @@ def test_a_stalled_call_yields_the_cpu_until_it_answers():
 def test_a_call_has_its_full_share_of_the_cpu_for_half_its_time_limit():
     assert stalls_after(2.0) == 1.0 and stalls_after(1.0) == 0.5
     assert stalls_after(0.1) == SLOW_CALL  # a wait with little time left still counts as stalled some time
-    assert stalls_after(2.0, hung=True) == SLOW_CALL  # it hung before: it most likely hangs again
+    assert stalls_after(2.0, slowest=0.3) == 1.0  # what it answered before changes nothing until it hangs
+
+
+def test_a_submission_that_hung_has_ten_times_its_slowest_call_before_it_yields():
+    # It hung before: it most likely hangs again, and yields soon, unless its own calls are slow.
+    assert stalls_after(2.0, hung=True) == HUNG_FLOOR
+    assert stalls_after(2.0, hung=True, slowest=0.001) == HUNG_FLOOR
+    assert stalls_after(2.0, hung=True, slowest=0.03) == pytest.approx(SLOWEST_FACTOR * 0.03)
+    assert stalls_after(2.0, hung=True, slowest=5.0) == 1.0  # never more than before it hung
+
+
+def test_a_slow_submission_that_hung_keeps_its_full_share_for_its_slow_calls():
+    source = (
+        "import time\n"
+        "def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
+        "    if reference == 'slow':\n"
+        "        time.sleep(0.03)\n"
+        "    while reference == 'hang':\n"
+        "        pass\n"
+        "    return 0.5\n"
+    )
+    with SandboxedSubmission("student.py", source=source, timeout=0.6) as box:
+        assert next(box.evaluate([(["hang", "b"], {})])).kind == "timeout"
+        assert box._life.slow.after(0.6) == HUNG_FLOOR  # it answered nothing slow: its next hang costs little
+        assert box.meteor_score("slow", "b") == 0.5
+        assert SLOWEST_FACTOR * 0.03 <= box._life.slow.after(0.6) <= stalls_after(0.6)
 
 
 def test_a_submission_that_timed_out_once_yields_early_from_then_on():

@@ -60,6 +60,35 @@ def test_planted_copies_are_flagged_and_independent_solutions_are_not():
     assert [p["overlap"] for p in pairs] == sorted((p["overlap"] for p in pairs), reverse=True)
 
 
+def test_the_overlap_is_copydetect_s_own_to_the_last_bit():
+    """`Positions.share` is `compare_files`'s share without the copied slices: the same float, for every pair."""
+    import io
+
+    import numpy as np
+    from copydetect import CodeFingerprint, compare_files
+
+    from grader.judging.similarity import WINDOW, K, Positions
+
+    starter = CodeFingerprint("s.py", K, WINDOW, language="python", fp=io.StringIO((KIT / "problem" / "starter.py").read_text()))
+    boilerplate = np.array(sorted(starter.hashes), dtype=np.int64)
+    sources = independent()
+    sources.update({f"wrong_{p.name}": p.read_text() for p in sorted((CATALOGUE / "wrong").glob("*.py"))})
+    first = sorted(sources)[0]
+    sources.update({"renamed.py": _renamed(sources[first]), "both.py": _reformatted(_renamed(sources[first]))})
+    sources["half.py"] = sources[first][: len(sources[first]) // 2]
+    prints = [
+        CodeFingerprint(n, K, WINDOW, boilerplate=boilerplate, language="python", fp=io.StringIO(s)) for n, s in sources.items()
+    ]
+    where = [Positions(f) for f in prints]
+    shares = set()
+    for i, a in enumerate(prints):
+        for j, b in enumerate(prints[i + 1 :], i + 1):
+            _, (share_a, share_b), _ = compare_files(a, b)
+            assert (float(where[i].share(where[j])), float(where[j].share(where[i]))) == (float(share_a), float(share_b))
+            shares |= {round(float(share_a), 2), round(float(share_b), 2)}
+    assert len(prints) > 40 and 0.0 in shares and 1.0 in shares and len(shares) > 20  # no overlap, full, and between
+
+
 def test_files_that_differ_only_in_comments_and_layout_are_fingerprinted_once(monkeypatch):
     import copydetect
 

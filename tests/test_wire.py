@@ -111,6 +111,36 @@ def test_a_forged_answer_longer_than_the_child_ever_sends_is_malformed(field, va
         malformed(box, "", "")
 
 
+@pytest.mark.parametrize("took", ["-1.0", "'0.1'", "1e300", "float('nan')", "True"])
+def test_a_forged_call_time_is_malformed(took):
+    """A call's time, as the child says, only makes later calls yield sooner; one that is not a time is refused."""
+    source = f"""
+    def meteor_score(r, c, **k):
+        answer = {{'ok': True, 'value': {{'float': '0.5'}}, 'took': {took}}}
+        forge(str(child()['request']['seq']) + ' j:' + json.dumps(answer) + '\\n')
+        time.sleep(0.5)  # the forged line is read before the child's own
+        return 0.5
+    """
+    with jail(source) as box:
+        malformed(box, "", "")
+
+
+def test_a_call_s_time_reaches_the_grader_only_from_a_millisecond_on():
+    source = """
+    def meteor_score(r, c, **k):
+        if r == "slow":
+            time.sleep(0.03)
+        return 0.5
+    """
+    with jail(source) as box:
+        fast = next(box.evaluate([(["a", "b"], {})]))
+        assert fast.took == 0.0 and box._life.slow.slowest == 0.0  # most answers stay short
+        slow = next(box.evaluate([(["slow", "b"], {})]))
+        assert slow.key() == fast.key() and 0.03 <= slow.took < 0.5  # it is not part of the answer
+        assert box._life.slow.slowest == slow.took
+        assert next(box.evaluate([(["a", "b"], {})])).took == 0.0 and box._life.slow.slowest == slow.took
+
+
 @pytest.mark.parametrize(
     "how, code",
     ids=["wrong sequence number", "more answers than calls", "written ahead"],
@@ -339,7 +369,7 @@ def test_answer_lines_must_answer_the_request_in_flight_and_stay_bounded():
     lines.feed(wire.answer_line(7, {"ok": True, "value": {"float": "0.5"}}) + b"7 j:{")
     assert lines.next(7) == b"f:0.5" and lines.next(7) is None and not lines.has_line()
     lines.feed(b'"ok": true, "value": 1}\n8 f:0.5\n')
-    assert wire.check_answer(wire.json_payload(lines.next(7))) == {"ok": True, "value": 1, "output": ""}
+    assert wire.check_answer(wire.json_payload(lines.next(7))) == {"ok": True, "value": 1, "output": "", "took": 0.0}
     with pytest.raises(wire.ProtocolError, match="never made"):
         lines.next(7)
     lines.clear()

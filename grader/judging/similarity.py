@@ -16,6 +16,7 @@ import multiprocessing
 import os
 import signal
 import tokenize
+from typing import Any
 
 from grader.core import exercise
 
@@ -50,7 +51,7 @@ def digest_of(tokens: str) -> bytes:
 def similar_pairs(results: list[dict]) -> list[dict]:
     """Pairs of submissions whose code overlaps, most overlap first: {"a", "b", "overlap", "identical"}."""
     import numpy as np
-    from copydetect import CodeFingerprint, compare_files
+    from copydetect import CodeFingerprint
 
     starter = CodeFingerprint(
         "starter.py",
@@ -92,16 +93,43 @@ def similar_pairs(results: list[dict]) -> list[dict]:
     for members in groups.values():
         for (a, digest_a), (b, digest_b) in itertools.combinations(members, 2):
             pairs.append(_pair(a, b, 1.0, digest_a == digest_b))
+    where = {code: Positions(fingerprint) for code, fingerprint in prints.items()}
     for one, other in itertools.combinations(groups, 2):
         first, second = prints[one], prints[other]
         if len(first.hashes & second.hashes) < CANDIDATE * min(len(first.hashes), len(second.hashes)):
             continue
-        _, (share_a, share_b), _ = compare_files(first, second)
-        overlap = float(max(share_a, share_b))
+        overlap = float(max(where[one].share(where[other]), where[other].share(where[one])))
         if overlap >= THRESHOLD:
             pairs += [_pair(a, b, overlap, False) for a, _ in groups[one] for b, _ in groups[other]]
     pairs.sort(key=lambda p: (-p["overlap"], p["a"], p["b"]))
     return pairs
+
+
+class Positions:
+    """Where a copydetect fingerprint's k-grams start, by hash: what copydetect's `compare_files` measures, made once per file.
+
+    `share(other)` is the first of the two shares `compare_files` returns, the same float: the
+    tokens of this file that k-grams the other file holds cover, over the tokens its own k-grams
+    cover. `compare_files` also finds the copied slices in the raw text, which the class report
+    does not show, one small NumPy array per shared k-gram: in the diverse class of 300 files,
+    whose 5,600 candidate pairs are mutants of the same styles, that was 2.8 s of the check's 4.5.
+    """
+
+    def __init__(self, fingerprint: Any) -> None:
+        self.starts = {h: [int(i) for i in starts] for h, starts in fingerprint.hash_idx.items()}
+        self.hashes = set(self.starts)
+        self.k = fingerprint.k
+        self.coverage = fingerprint.token_coverage
+        self.empty = len(fingerprint.filtered_code) == 0
+
+    def share(self, other: Positions) -> Any:
+        shared = self.hashes & other.hashes
+        if not shared or self.empty:
+            return 0
+        starts = sorted(itertools.chain.from_iterable(self.starts[h] for h in shared))
+        # The union of [start, start + k) over the shared k-grams (copydetect's copied slices, summed).
+        k = self.k
+        return (k + sum(min(b - a, k) for a, b in zip(starts, starts[1:]))) / self.coverage
 
 
 def _pair(a: str, b: str, overlap: float, identical: bool) -> dict:

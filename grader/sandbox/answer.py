@@ -22,6 +22,7 @@ class Answer:
     error: str = ""
     traceback: str = ""
     output: str = ""
+    took: float = field(default=0.0, compare=False)  # seconds the call took, as the child said (TOOK_FROM or more)
     _key: str = field(default="", repr=False, compare=False)  # key(), when known in advance
 
     def key(self) -> str:
@@ -62,8 +63,10 @@ def answer_from(payload: bytes) -> Answer:
     if text is None:
         raw = wire.check_answer(wire.json_payload(payload))
         if raw["ok"]:
-            return Answer(True, value=raw["value"], output=raw["output"])
-        return Answer(False, kind="exception", error=raw["error"], traceback=raw["traceback"], output=raw["output"])
+            return Answer(True, value=raw["value"], output=raw["output"], took=raw["took"])
+        return Answer(
+            False, kind="exception", error=raw["error"], traceback=raw["traceback"], output=raw["output"], took=raw["took"]
+        )
     if len(_FLOATS) > 100_000:
         _FLOATS.clear()
     answer = _FLOATS[payload] = Answer(True, value={"float": text}, _key=f"f:{text}")

@@ -87,6 +87,8 @@ class Batch:
                         yield self._crashed() if self.pipes.exit is not None else self._late(by_budget)
                         return
                 answer = answer_from(payload)
+                if answer.took:
+                    self.pipes.slow.took(answer.took)
             except ProtocolError as exc:
                 yield self._failed("crash", f"the submission's process sent a malformed answer ({exc})")
                 return

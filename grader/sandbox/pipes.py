@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from grader.sandbox import wire
 from grader.sandbox.jail import Jail
-from grader.sandbox.renice import SlowCalls, stalls_after
+from grader.sandbox.renice import SlowCalls
 from grader.sandbox.wire import CONTROL_LIMIT, READ_SIZE
 
 
@@ -64,7 +64,7 @@ class ChildPipes:
         """The next answer line of request `seq` (after "SEQ "), or None if it timed out or the child died."""
         deadline = time.monotonic() + timeout
         try:
-            return self._wait_answer(seq, deadline, time.monotonic() + stalls_after(timeout, self.slow.hung))
+            return self._wait_answer(seq, deadline, time.monotonic() + self.slow.after(timeout))
         finally:
             self.slow.answered()
 

@@ -19,6 +19,7 @@ import time
 # What the child sends at most.
 STR_LIMIT = 1000  # characters of a string value, an error message
 OUTPUT_HEAD = 400  # bytes of printed output kept per call; the grader is told the full size
+TOOK_FROM = 0.001  # seconds from which an answer says how long its call took (renice.stalls_after uses it)
 # Bounds on a returned value (both sides): containers nest at most PLAIN_DEPTH deep and hold
 # PLAIN_ITEMS values in all, and the whole encodes to at most PLAIN_BYTES.
 PLAIN_DEPTH, PLAIN_ITEMS, PLAIN_BYTES = 16, 2000, 64 * 1024
@@ -190,15 +191,18 @@ def check_answer(raw: dict) -> dict:
     """A "j:" answer's fields, checked: ok, the value or the error, the printed output as text."""
     if not isinstance(raw.get("ok"), bool):
         raise ProtocolError("not an answer")
-    output = output_text(raw)
+    output, took = output_text(raw), raw.get("took", 0.0)
+    # What the child says of its own speed only ever makes a later call yield sooner (renice.stalls_after).
+    if type(took) is not float or not 0.0 <= took < 1e9:  # NaN fails too
+        raise ProtocolError("malformed call time")
     if raw["ok"]:
         value = raw.get("value")
         check_value(value)
-        return {"ok": True, "value": value, "output": output}
+        return {"ok": True, "value": value, "output": output, "took": took}
     error, trace = raw.get("error"), raw.get("traceback", "")
     if type(error) is not str or type(trace) is not str or len(error) > ERROR_LIMIT or len(trace) > TRACEBACK_LIMIT:
         raise ProtocolError("malformed error")
-    return {"ok": False, "error": error, "traceback": trace, "output": output}
+    return {"ok": False, "error": error, "traceback": trace, "output": output, "took": took}
 
 
 def check_load(payload: bytes) -> dict:

@@ -592,8 +592,26 @@ class _NotFinal:
 
 @contextmanager
 def _in_test() -> Iterator[None]:
+    """Replayed examples run as hypothesis runs all but the final one: note() keeps quiet (unless verbose).
+
+    Without asking hypothesis each time: its should_note compares the verbosity setting, an Enum
+    with ordering in Python, 6 µs a note, and the property tests note twice per call (about 5 %
+    of a new behaviour's grading). The settings cannot change during a replay: asked once here.
+    """
     with hypothesis.control._current_build_context.with_value(_NotFinal()):
-        yield
+        if hypothesis.settings.default.verbosity >= hypothesis.Verbosity.verbose:
+            yield
+            return
+        asks = hypothesis.control.should_note
+        hypothesis.control.should_note = _quiet
+        try:
+            yield
+        finally:
+            hypothesis.control.should_note = asks
+
+
+def _quiet() -> bool:
+    return False
 
 
 def run_item(item: pytest.Function) -> bool | None:

@@ -243,6 +243,24 @@ def test_a_restart_is_a_fork_not_a_new_jail():
     assert per_restart < 1.0  # generous: the point is that the jail itself was not rebuilt
 
 
+def test_a_child_has_the_common_standard_modules_loaded_and_draws_random_numbers_of_its_own():
+    """The fork server loads the modules students import most, once (child.PRELOAD), and none that draws numbers."""
+    source = (
+        "import sys\n"
+        "LOADED = [m for m in ('dataclasses', 'fractions', 'decimal', 'typing', 'traceback') if m in sys.modules]\n"
+        "RANDOM_BEFORE = 'random' in sys.modules\n"
+        "import random\n"
+        "def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
+        "    return [LOADED, RANDOM_BEFORE, random.random()]\n"
+    )
+    with SandboxedSubmission("student.py", source=source) as box:
+        loaded, random_before, first = box.meteor_score("a", "b")
+        box.restart()
+        second = box.meteor_score("a", "b")[2]
+    assert loaded == ["dataclasses", "fractions", "decimal", "typing", "traceback"] and not random_before
+    assert first != second  # each fresh child seeds its own: as when each imported random itself
+
+
 def test_a_lent_jail_serves_one_submission_after_another_and_each_sees_nothing_of_the_last():
     from grader.sandbox.host import Jail
 

@@ -109,6 +109,7 @@ def main():
     # cores (prlimit, setpriority, sched_setaffinity on its pid): every fork would inherit that.
     # Compared after each submission; a change ends the server, and the grader starts a new jail.
     expected = own_state(config["limits"])
+    preload()
     # Whose leftovers to remove: the jail's own uid only (never the grader's own user's files).
     own = config["pidns"] or config.get("own_uid")
     wake_r, wake_w = os.pipe()
@@ -160,6 +161,26 @@ def main():
         elif message["op"] == "sweep":
             kill_others(config, keep=child)
             write_message(ctl_out, {"event": "swept"})
+
+
+# Standard modules that submissions import most, and that the sandbox itself needs when a call
+# raises (traceback): loaded once by the server, so that each child, a fork, has them already.
+# In a fresh child `from dataclasses import dataclass` took 7.5 ms, `fractions` 1.9 ms, and a
+# child is started for each submission two or three times. None of them draws random numbers
+# or keeps per-process state when imported (random would: each child would then draw the same
+# numbers), and a helper module can never take a standard module's name (install_helpers).
+PRELOAD = (
+    "bisect", "collections", "copy", "dataclasses", "decimal", "enum", "fractions", "functools", "heapq",
+    "itertools", "math", "operator", "string", "traceback", "typing", "unicodedata",
+)  # fmt: skip
+
+
+def preload():
+    for name in PRELOAD:
+        try:
+            __import__(name)
+        except ImportError:
+            pass  # a Python built without it: the submission's own import says so
 
 
 def set_limits(limits):

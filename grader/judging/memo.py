@@ -324,7 +324,7 @@ class Walk:
             plan.append(step)
             children = list(node.children.values())
             if fits is not None and len(children) > 1:
-                children = [c for c in children if c.profiles & fits]
+                children = [c for c in children if not c.profiles.isdisjoint(fits)]
             if len(children) != 1:
                 return plan  # the answer decides what comes next
             (child,) = children

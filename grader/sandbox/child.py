@@ -179,8 +179,8 @@ def preload():
     for name in PRELOAD:
         try:
             __import__(name)
-        except ImportError:
-            pass  # a Python built without it: the submission's own import says so
+        except Exception:
+            pass  # a Python built without it, or a root without it: the submission's own import says so
 
 
 def set_limits(limits):

@@ -112,7 +112,8 @@ class Positions:
     tokens of this file that k-grams the other file holds cover, over the tokens its own k-grams
     cover. `compare_files` also finds the copied slices in the raw text, which the class report
     does not show, one small NumPy array per shared k-gram: in the diverse class of 300 files,
-    whose 5,600 candidate pairs are mutants of the same styles, that was 2.8 s of the check's 4.5.
+    whose 5,600 candidate pairs are mutants of the same styles, the check took 3.75 s of CPU with
+    it and 3.1 s without (copydetect's lexing is most of the rest).
     """
 
     def __init__(self, fingerprint: Any) -> None:

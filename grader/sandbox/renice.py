@@ -127,10 +127,10 @@ def stalls_after(limit: float, hung: bool = False, slowest: float = 0.0) -> floa
 
     A submission that `hung` before (a call of it timed out) will most likely hang again: its
     calls count as stalled after ten times the `slowest` call it has answered (as the child timed
-    it), at least HUNG_FLOOR, at most as above. Each of its hangs then costs the others
-    0.05 s of a CPU where it cost 0.25 s (a flat SLOW_CALL before): ten hanging files in a class
-    of 300 took 3.5 s of its 24 s. A correct call 10 times slower than any it answered before is
-    what that can make slower on a busy machine; the time limit stays wall time either way.
+    it), at least HUNG_FLOOR, at most as above. Each of its hangs then costs the others 0.05 s of
+    a CPU where it cost 0.25 s (a flat SLOW_CALL before): the diverse class of 300, ten of them
+    hanging, took 22.3 s instead of 24.2 s. A correct call ten times slower than any it answered
+    before is what this can make slower on a busy machine; the time limit stays wall time.
     """
     normal = max(SLOW_CALL, SLOW_SHARE * limit)
     if not hung:

@@ -192,7 +192,7 @@ def check_answer(raw: dict) -> dict:
     if not isinstance(raw.get("ok"), bool):
         raise ProtocolError("not an answer")
     output, took = output_text(raw), raw.get("took", 0.0)
-    # What the child says of its own speed only ever makes a later call yield sooner (renice.stalls_after).
+    # What the child says of its own speed only moves when its later calls yield, never past before (renice.stalls_after).
     if type(took) is not float or not 0.0 <= took < 1e9:  # NaN fails too
         raise ProtocolError("malformed call time")
     if raw["ok"]:

@@ -112,24 +112,39 @@ class Positions:
     cover. `compare_files` also finds the copied slices in the raw text, which the class report
     does not show, one small NumPy array per shared k-gram: in the diverse class of 300 files,
     whose 5,600 candidate pairs are mutants of the same styles, the check took 3.75 s of CPU with
-    it and 3.1 s without (copydetect's lexing is most of the rest).
+    it and 3.1 s without. The shared k-grams' starts are then found with one sorted search in
+    NumPy rather than a Python loop over them: 3.5 s became 2.4 s (measured in one run, the same
+    pairs), of which copydetect's lexing is 1.0 s and the candidate filter 0.36 s.
     """
 
     def __init__(self, fingerprint: Any) -> None:
-        self.starts = {h: [int(i) for i in starts] for h, starts in fingerprint.hash_idx.items()}
-        self.hashes = set(self.starts)  # the fingerprint's own `hashes`
+        import numpy as np
+
+        by_start = sorted((int(i), int(h)) for h, starts in fingerprint.hash_idx.items() for i in starts)
+        self.starts = np.array([i for i, _ in by_start], dtype=np.int64)  # every k-gram's start, in order
+        self.hash_at = np.array([h for _, h in by_start], dtype=np.int64)  # ... and its hash
+        self.hashes = set(fingerprint.hash_idx)  # the fingerprint's own `hashes`
+        self.sorted_hashes = np.array(sorted(self.hashes), dtype=np.int64)
         self.k = fingerprint.k
         self.coverage = fingerprint.token_coverage
         self.empty = len(fingerprint.filtered_code) == 0
 
     def share(self, other: Positions) -> float:
-        shared = self.hashes & other.hashes
-        if not shared or self.empty:
+        import numpy as np
+
+        if self.empty:
             return 0
-        starts = sorted(itertools.chain.from_iterable(self.starts[h] for h in shared))
-        # The union of [start, start + k) over the shared k-grams (copydetect's copied slices, summed).
+        # The starts of this file's k-grams that the other file holds too, in order.
+        theirs = other.sorted_hashes
+        if not theirs.size:
+            return 0
+        found = np.minimum(np.searchsorted(theirs, self.hash_at), len(theirs) - 1)
+        starts = self.starts[theirs[found] == self.hash_at]
+        if not starts.size:
+            return 0
+        # The union of [start, start + k) over them (copydetect's copied slices, summed).
         k = self.k
-        return (k + sum(min(b - a, k) for a, b in zip(starts, starts[1:]))) / self.coverage
+        return (k + int(np.minimum(np.diff(starts), k).sum())) / self.coverage
 
 
 def _pair(a: str, b: str, overlap: float, identical: bool) -> dict:

@@ -8,6 +8,8 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from grader.judging.similarity import THRESHOLD, similar_pairs
 from grader.reports import class_report
 
@@ -87,6 +89,51 @@ def test_the_overlap_is_copydetect_s_own_to_the_last_bit():
             assert (float(where[i].share(where[j])), float(where[j].share(where[i]))) == (float(share_a), float(share_b))
             shares |= {round(float(share_a), 2), round(float(share_b), 2)}
     assert len(prints) > 40 and 0.0 in shares and 1.0 in shares and len(shares) > 20  # no overlap, full, and between
+
+
+class _Held:
+    """A fingerprint's hashes only, as `candidates` reads them."""
+
+    def __init__(self, hashes: set[int]) -> None:
+        import numpy as np
+
+        self.hashes = hashes
+        self.sorted_hashes = np.array(sorted(hashes), dtype=np.int64)
+
+
+def _sharing_enough(prints: list) -> list[tuple[int, int]]:
+    """The candidates' definition, one pair at a time."""
+    from grader.judging.similarity import CANDIDATE
+
+    return [
+        (i, j)
+        for i in range(len(prints))
+        for j in range(i + 1, len(prints))
+        if len(prints[i].hashes & prints[j].hashes) >= CANDIDATE * min(len(prints[i].hashes), len(prints[j].hashes))
+    ]
+
+
+@pytest.mark.parametrize("counted_at_once, pairs_at_once", [(4096, 1 << 22), (4096, 7), (1, 1 << 22)])
+def test_candidates_are_exactly_the_pairs_sharing_enough_hashes(monkeypatch, counted_at_once, pairs_at_once):
+    """Counted at once (in steps of any size) or pair by pair, the same pairs as the definition."""
+    import random
+
+    from grader.judging import similarity
+
+    monkeypatch.setattr(similarity, "COUNTED_AT_ONCE", counted_at_once)
+    monkeypatch.setattr(similarity, "PAIRS_AT_ONCE", pairs_at_once)
+    draw = random.Random(7)
+    common = set(range(-(2**62), -(2**62) + 40))  # held by nearly everyone, as a shared idiom's k-grams are
+    prints = []
+    for i in range(90):
+        family = range(1000 * (i % 6), 1000 * (i % 6) + 60)  # six styles, each file a variant of one
+        own = {draw.randrange(2**63) for _ in range(draw.randrange(1, 30))}
+        prints.append(_Held(set(draw.sample(family, draw.randrange(5, 60))) | own | set(draw.sample(sorted(common), 30))))
+    prints.append(_Held({2**63 - 1}))  # a lone hash at the top of the range
+    expected = _sharing_enough(prints)
+    assert similarity.candidates(prints) == expected
+    assert 50 < len(expected) < len(prints) * (len(prints) - 1) // 2  # some pairs, not all
+    assert similarity.candidates(prints[:1]) == [] and similarity.candidates([]) == []
 
 
 def test_files_that_differ_only_in_comments_and_layout_are_fingerprinted_once(monkeypatch):

@@ -26,6 +26,10 @@ THRESHOLD = 0.75  # flagged when a file shares this much of its tokens with anot
 # A pair is compared in full only when one file holds this share of the other's fingerprints:
 # planted copies held 0.71 or more, independent solutions at most 0.28 (docs/similarity.md).
 CANDIDATE = 0.5
+# candidates: classes of up to this many distinct files are counted in one n-by-n array (about
+# 150 MB at most, with its indices), larger ones pair by pair; and the pairs one step counts.
+COUNTED_AT_ONCE = 2048
+PAIRS_AT_ONCE = 1 << 22
 MAX_PAIRS = 2000  # kept in results.json: a class that shares one file makes pairs by the thousand
 
 
@@ -93,15 +97,55 @@ def similar_pairs(results: list[dict]) -> list[dict]:
     for members in groups.values():
         for (a, digest_a), (b, digest_b) in itertools.combinations(members, 2):
             pairs.append(_pair(a, b, 1.0, digest_a == digest_b))
-    for one, other in itertools.combinations(groups, 2):
+    keys = list(groups)
+    for i, j in candidates([where[key] for key in keys]):
+        one, other = keys[i], keys[j]
         first, second = where[one], where[other]
-        if len(first.hashes & second.hashes) < CANDIDATE * min(len(first.hashes), len(second.hashes)):
-            continue
         overlap = float(max(first.share(second), second.share(first)))
         if overlap >= THRESHOLD:
             pairs += [_pair(a, b, overlap, False) for a, _ in groups[one] for b, _ in groups[other]]
     pairs.sort(key=lambda p: (-p["overlap"], p["a"], p["b"]))
     return pairs
+
+
+def candidates(prints: list[Positions]) -> list[tuple[int, int]]:
+    """The pairs (i, j), i < j, of `prints` sharing at least CANDIDATE of the smaller one's hashes.
+
+    Counted for all pairs at once from which fingerprints hold each hash: a hash held by d of
+    them adds one to each of their d(d-1)/2 pairs, in NumPy. A set intersection per pair took
+    0.36 s of CPU for the 44,850 pairs of the diverse class of 300 files and 1.95 s for a class
+    of 682 mutants; this takes 0.04 s and 0.20 s (the same pairs: tests/test_similarity.py).
+    """
+    import numpy as np
+
+    n = len(prints)
+    if n < 2:
+        return []
+    if n > COUNTED_AT_ONCE:
+        return [
+            (i, j)
+            for i, j in itertools.combinations(range(n), 2)
+            if len(prints[i].hashes & prints[j].hashes) >= CANDIDATE * min(len(prints[i].hashes), len(prints[j].hashes))
+        ]
+    sizes = np.array([len(p.sorted_hashes) for p in prints], dtype=np.int64)
+    hashes = np.concatenate([p.sorted_hashes for p in prints])
+    owners = np.repeat(np.arange(n, dtype=np.int64), sizes)
+    order = np.argsort(hashes, kind="stable")  # a hash's holders stay in ascending order
+    hashes, owners = hashes[order], owners[order]
+    firsts = np.flatnonzero(np.concatenate(([True], hashes[1:] != hashes[:-1])))
+    held = np.diff(np.append(firsts, len(hashes)))  # how many fingerprints hold each hash
+    shared = np.zeros(n * n, dtype=np.int64)  # shared[i * n + j], i < j: hashes i and j both hold
+    for d in np.unique(held[held > 1]):
+        rows = firsts[held == d]
+        first, second = np.triu_indices(int(d), 1)  # every pair of d holders
+        step = max(1, PAIRS_AT_ONCE // len(first))
+        for at in range(0, len(rows), step):
+            holders = owners[rows[at : at + step, None] + np.arange(d)]  # one row per hash
+            shared += np.bincount((holders[:, first] * n + holders[:, second]).ravel(), minlength=n * n)
+    shared = shared.reshape(n, n)
+    i, j = np.triu_indices(n, 1)
+    enough = shared[i, j] >= CANDIDATE * np.minimum(sizes[i], sizes[j])
+    return list(zip(i[enough].tolist(), j[enough].tolist()))
 
 
 class Positions:

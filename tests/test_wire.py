@@ -376,3 +376,40 @@ def test_answer_lines_must_answer_the_request_in_flight_and_stay_bounded():
     lines.feed(b"7 " + b"x" * wire.LINE_LIMIT)
     with pytest.raises(wire.ProtocolError, match="longer than"):
         lines.next(7)
+
+
+def _payload(answer: dict) -> bytes:
+    return b"j:" + json.dumps({"output": "", **answer}).encode()
+
+
+def test_an_answer_repeated_is_checked_once_and_shared_with_its_key(monkeypatch):
+    from grader.sandbox import answer as answers
+
+    monkeypatch.setattr(answers, "_OTHERS", {})
+    crash = _payload({"ok": False, "error": "meteor_score raised ZeroDivisionError: division by zero", "traceback": "line 9"})
+    first, again = answers.answer_from(crash), answers.answer_from(crash)
+    assert again is first
+    fresh = answers.Answer(False, kind="exception", error=first.error, traceback="line 9")
+    assert first == fresh and first.key() == fresh.key() and first.key().startswith('["e"')
+    listed = _payload({"ok": True, "value": [1, {"float": "0.5"}]})
+    value = answers.answer_from(listed).result()
+    value.append("changed by a caller")
+    assert answers.answer_from(listed).result() == [1, 0.5]  # a shared answer gives each caller its own value
+
+
+def test_the_answers_kept_are_bounded_and_a_malformed_one_is_never_kept(monkeypatch):
+    from grader.sandbox import answer as answers
+
+    monkeypatch.setattr(answers, "_OTHERS", {})
+    monkeypatch.setattr(answers, "OTHERS_KEPT", 3)
+    for i in range(10):
+        answers.answer_from(_payload({"ok": True, "value": i}))
+        assert len(answers._OTHERS) <= 3
+    long = _payload({"ok": True, "value": list(range(answers.OTHER_KEPT_BYTES // 4))})
+    assert len(long) > answers.OTHER_KEPT_BYTES
+    assert answers.answer_from(long) is not answers.answer_from(long)  # too long to keep
+    forged = _payload({"ok": "yes", "value": 1})
+    for _ in range(2):
+        with pytest.raises(wire.ProtocolError):
+            answers.answer_from(forged)
+    assert forged not in answers._OTHERS

@@ -271,6 +271,140 @@ def test_hypothesis_keeps_no_formatted_traceback_per_failing_example_and_the_rep
     assert len(kept) > 50 and all("Traceback" not in text and "File " not in text for text in kept)
 
 
+class FailingThreeWays(Counting):
+    """Three bugs, each raised or returned from its own line: hypothesis tells them apart by where they fail."""
+
+    def meteor_score(self, reference, candidate, **params):
+        self.calls.append((reference, candidate, params))
+        words = candidate.split()
+        if "the" in words:
+            raise ZeroDivisionError("a bug on one line")
+        if len(words) > 3:
+            raise ValueError("another, on another line")
+        if len(words) > len(set(words)):
+            return 1.5
+        return self.reference.meteor_score(reference, candidate, **params)
+
+
+def test_hypothesis_locates_failures_from_their_last_frame_with_the_same_runs_and_reports(monkeypatch):
+    """tests_plugin._locate_failures_cheaply: the same examples run, in the same order, and the same reports."""
+    import inspect
+    import traceback
+
+    import hypothesis.core
+    from hypothesis.internal import escalation
+
+    from grader.core import tests_plugin
+
+    assert hypothesis.core.traceback.extract_tb is tests_plugin.last_frame_only
+    assert escalation.traceback.extract_tb is tests_plugin.last_frame_only
+    assert escalation.getsourcefile is not inspect.getsourcefile
+    runs = {}
+    for name in ("last frame", "hypothesis's own"):
+        if name == "hypothesis's own":
+            monkeypatch.setattr(hypothesis.core, "traceback", traceback)
+            monkeypatch.setattr(escalation, "traceback", traceback)
+            monkeypatch.setattr(escalation, "getsourcefile", inspect.getsourcefile)
+        calls: list = []
+        report = run(lambda: FailingThreeWays(calls), "three ways", tiers=("properties",))
+        runs[name] = (calls, [(t.name, t.status, t.message) for t in report.tests])
+    assert runs["last frame"] == runs["hypothesis's own"]
+    calls, tests = runs["last frame"]
+    # Shrinking ran (hundreds of calls), and the three bugs were seen apart.
+    assert len(calls) > 200
+    messages = " ".join(message for _, _, message in tests)
+    assert "Hypothesis found 3 distinct failures" in messages
+
+
+def _raise_from(depth: int, chained: bool) -> BaseException:
+    def inner(n):
+        if n:
+            return inner(n - 1)
+        if chained:
+            try:
+                {}["missing"]
+            except KeyError as err:
+                raise ValueError("chained") from err
+        raise ZeroDivisionError("plain")
+
+    try:
+        inner(depth)
+    except Exception as err:
+        return err
+    raise AssertionError("it raised nothing")
+
+
+@pytest.mark.parametrize("depth", [0, 1, 30])
+@pytest.mark.parametrize("chained", [False, True])
+def test_the_last_frame_alone_is_the_whole_extractions_last_entry(depth, chained, monkeypatch):
+    import sys
+    import traceback
+
+    from grader.core.tests_plugin import last_frame_only
+
+    err = _raise_from(depth, chained)
+    for exc in (err, err.__cause__) if chained else (err,):
+        whole, last = traceback.extract_tb(exc.__traceback__), last_frame_only(exc.__traceback__)
+        assert len(last) == 1 and len(whole) == depth + 2 - (exc is err.__cause__) * (depth + 1)
+        mine, theirs = last[-1], whole[-1]
+        assert (mine.filename, mine.lineno, mine.name, mine.line) == (theirs.filename, theirs.lineno, theirs.name, theirs.line)
+        assert (mine.end_lineno, mine.colno, mine.end_colno) == (theirs.end_lineno, theirs.colno, theirs.end_colno)
+    assert list(last_frame_only(None)) == list(traceback.extract_tb(None)) == []
+    # A limit keeps the first entries, not the last: then it is the whole extraction, given or set.
+    assert last_frame_only(err.__traceback__, 1)[-1] == traceback.extract_tb(err.__traceback__, 1)[-1]
+    monkeypatch.setattr(sys, "tracebacklimit", 2, raising=False)
+    assert len(last_frame_only(err.__traceback__)) == min(2, len(traceback.extract_tb(err.__traceback__)))
+    assert last_frame_only(err.__traceback__)[-1] == traceback.extract_tb(err.__traceback__)[-1]
+
+
+def test_hypothesis_reads_only_the_last_entry_of_each_traceback_it_extracts():
+    """last_frame_only holds only while hypothesis reads `traceback.extract_tb(...)[-1]`: another version fails here."""
+    import inspect
+    import re
+
+    import hypothesis.core
+    from hypothesis.internal import escalation
+
+    for module in (hypothesis.core, escalation):
+        source = inspect.getsource(module)
+        calls = [m.end() for m in re.finditer(r"traceback\.extract_tb\(", source)]
+        assert calls, module.__name__
+        for end in calls:
+            closing = source.index(")", end)
+            assert source[closing : closing + 5] == ")[-1]", (module.__name__, source[end - 40 : closing + 10])
+    # And getsourcefile only to tell hypothesis's own frames from the test's.
+    uses = re.findall(r".*getsourcefile\(.*", inspect.getsource(escalation))
+    assert [u.strip() for u in uses] == ["is_hypothesis_file(getsourcefile(tb.tb_frame) or getfile(tb.tb_frame))"]
+
+
+def test_verbosity_ranked_once_orders_and_compares_as_hypothesis_does(monkeypatch):
+    import itertools
+    import operator
+
+    from hypothesis import Verbosity
+
+    from grader.core import tests_plugin  # noqa: F401  (it ranks them when imported)
+
+    ranked = Verbosity.__dict__["_int_value"]
+    assert hasattr(ranked.__func__, "hypothesis_own")
+    others = [*Verbosity, -1, 0, 1, 2, 3, 4, 2.5, True]
+    ops = (operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne)
+
+    def outcomes():
+        found = []
+        for a, b, op in itertools.product(Verbosity, others, ops):
+            try:
+                found.append(op(a, b))
+            except TypeError as err:
+                found.append(type(err))
+        return found + [Verbosity._int_value(v) for v in Verbosity]
+
+    mine = outcomes()
+    monkeypatch.setattr(Verbosity, "_int_value", ranked.__func__.hypothesis_own)
+    theirs = outcomes()
+    assert mine == theirs and mine.count(True) > 50 and mine.count(False) > 50
+
+
 def test_a_body_draw_of_a_strategy_holding_a_function_makes_its_test_unreplayable():
     """The same repr can draw otherwise when a function decides (a closure over an answer, say)."""
     from hypothesis import strategies as st

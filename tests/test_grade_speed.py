@@ -67,6 +67,57 @@ def test_a_submission_of_a_known_kind_is_walked_in_a_few_batches(tmp_path, tests
         grader.close()
 
 
+# Answers only as known kinds do, in a mix no file showed: as alpha_hardcoded where only alpha
+# is not its default, as gamma_hardcoded where only gamma is not, and as the reference elsewhere.
+# A batch that follows one kind's answers bets wrong where the mix turns to another.
+MIXED = "\n".join(
+    (KIT_ROOT / path).read_text().replace("def meteor_score(", f"def {name}(")
+    for name, path in (
+        ("_right", "solutions/reference.py"),
+        ("_alpha", "tests/catalogue/wrong/alpha_hardcoded.py"),
+        ("_gamma", "tests/catalogue/wrong/gamma_hardcoded.py"),
+    )
+) + """
+def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):
+    if alpha != 0.9 and gamma == 0.5:
+        return _alpha(reference, candidate, alpha, beta, gamma)
+    if gamma != 0.5 and alpha == 0.9:
+        return _gamma(reference, candidate, alpha, beta, gamma)
+    return _right(reference, candidate, alpha, beta, gamma)
+"""
+
+
+def test_once_a_batch_bets_wrong_the_walk_bets_no_further_than_the_end_of_a_test(tmp_path, tests, monkeypatch):
+    """A batch that bets wrong leaves the rest of its calls answered for nothing; a submission that
+    surprised once likely surprises again, so from then on no batch runs past the end of its test."""
+    dropped: list[int] = []
+    settle = SandboxedSubmission.settle
+
+    def counted(self, seconds):
+        dropped.append(self._batch.unread if self._batch is not None else 0)
+        return settle(self, seconds)
+
+    grader = Grader(Settings(timeout=2.0, budget=60.0), tests)
+    try:
+        grader.grade(copy(tmp_path, KIT_ROOT / "solutions" / "reference.py", "reference.py"))
+        for kind in ("alpha_hardcoded", "gamma_hardcoded"):
+            grader.grade(copy(tmp_path, CATALOGUE / "wrong" / f"{kind}.py", f"{kind}.py"))
+        both = tmp_path / "mixed.py"
+        both.write_text(MIXED)
+        monkeypatch.setattr(SandboxedSubmission, "settle", counted)
+        sent = grader.memo.round_trips
+        result = grader.grade(Spec("mixed.py", both))[0]
+        trips = grader.memo.round_trips - sent
+    finally:
+        grader.close()
+    assert any(t["status"] == "fail" for t in result["tests"])
+    assert result["from_memo"] >= len(result["tests"]) - 5  # the walk settled most tests: known answers
+    assert len(dropped) >= 3 and trips >= 10  # it bet wrong more than once, and the walk went on
+    # The first wrong bet drops the rest of a long batch (about 1,000 calls); after it, a batch
+    # ends with its test, so a few calls at most. Betting on across tests dropped 3,500 more.
+    assert sum(dropped[1:]) <= 200, dropped
+
+
 # Finds the request the jail's child is answering, in its own frames, and says what it holds.
 SPY = """
 import sys

@@ -76,11 +76,16 @@ class FreshChild(FakeSandbox):
         super().__init__(answers)
         self.late = late or {}  # call -> (after this many calls, the answer then)
         self.made = 0
+        self.gathered: list[bool] = []  # per batch: whether its answers were gathered
 
-    def evaluate(self, calls):
+    def evaluate(self, calls, gather_until=None):
         self.batches.append([c[0][0] for c in calls])
+        self.gathered.append(gather_until is not None)
         for call in calls:
             self.made += 1
+            if isinstance(self.answers[call[0][0]], Answer):  # a timeout, say: the batch ends there
+                yield self.answers[call[0][0]]
+                return
             after, then = self.late.get(call[0][0], (None, None))
             yield Answer(True, value={"float": then if after is not None and self.made > after else self.answers[call[0][0]]})
 
@@ -108,6 +113,10 @@ def test_a_run_whose_calls_a_fresh_child_answers_alike_is_confirmed_from_the_las
     box = FreshChild({"c1": "0.1", "c2": "0.2", "c3": "0.3"})
     assert confirm(box, [run[0], ([["h"], {}], hang), run[1], run[2]], 3, 60.0)
     assert box.batches == [["c2", "c3"]]
+    # A timeout after the deviation: the calls the run answered go gathered, the one that timed out alone.
+    box = FreshChild({"c1": "0.1", "h": hang, "c2": "0.2", "c3": "0.3"})
+    assert confirm(box, [run[0], ([["h"], {}], hang), run[1], run[2]], 0, 60.0)
+    assert box.batches == [["c1"], ["h"], ["c2", "c3"]] and box.gathered == [True, False, True]
     # No deviation inside the run: nothing to ask.
     box = FreshChild({})
     assert confirm(box, run, 3, 60.0) and box.batches == []

@@ -330,6 +330,64 @@ def test_in_a_batch_the_timeout_is_the_call_that_hangs_not_an_earlier_one(hang):
         assert box.meteor_score("abcd", "x") == 0.4  # a fresh child took over
 
 
+GATHERED = (
+    "import time\n\ndef meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
+    "    if candidate == 'slow':\n        time.sleep(0.0005)\n"
+    "    if candidate == 'print':\n        print('hello', reference)\n"
+    "    if candidate == 'raise':\n        raise ValueError(reference)\n"
+    "    if reference == 'hang':\n        time.sleep(60)\n"
+    "    return len(reference) / 10\n"
+)
+
+
+def _reads_of(box: SandboxedSubmission, monkeypatch) -> list[int]:
+    """Counts the grader's reads of this child's answer pipe (one per block the child wrote, or fewer)."""
+    reads: list[int] = []
+    fd, read = box._life.pipes.jail.resp_r, os.read
+
+    def counting(at, size):
+        if at == fd:
+            reads.append(1)
+        return read(at, size)
+
+    monkeypatch.setattr(os, "read", counting)
+    return reads
+
+
+def test_gathered_answers_are_the_same_answers_written_a_block_at_a_time(monkeypatch):
+    """The memo's check asks a child hundreds of calls whose answers it only compares: gathered,
+    the child writes them a block at a time, not one write each (and the grader's reads follow)."""
+    varied = [[["a" * (i % 7), ("print", "raise", "x")[i % 3]], {}] for i in range(300)]
+    slow = [[["a" * (i % 7), "slow"], {}] for i in range(300)]
+    with jail(GATHERED, timeout=2.0) as box:
+        seen = {}
+        for gathered in (False, True):
+            until = time.monotonic() + 30 if gathered else None
+            answers = list(box.evaluate(varied, gather_until=until))
+            seen[gathered] = [(a.kind, a.value, a.output, a.error) for a in answers]
+        assert seen[True] == seen[False] and len(seen[True]) == 300
+        assert {kind for kind, *_ in seen[True]} == {"", "exception"} and any(out for _, _, out, _ in seen[True])
+        reads = _reads_of(box, monkeypatch)
+        one_each = len(list(box.evaluate(slow)))
+        apart, reads[:] = len(reads), []
+        gathered = len(list(box.evaluate(slow, gather_until=time.monotonic() + 30)))
+    # 300 calls of 0.5 ms: one write each, read as they come; gathered, a block per 20 ms or so.
+    assert one_each == gathered == 300
+    assert apart >= 100 and len(reads) <= 40, (apart, len(reads))
+
+
+def test_a_gathered_call_that_hangs_is_a_timeout_by_the_batch_deadline_and_a_fresh_child_goes_on():
+    with jail(GATHERED, timeout=0.5) as box:
+        calls = [[[r, "x"], {}] for r in ("a", "ab", "hang", "abc")]
+        started = time.monotonic()
+        answers = list(box.evaluate(calls, gather_until=started + 1.5))
+        waited = time.monotonic() - started
+        # Answers gathered before the hang may not have been written: the timeout is the batch's, blamed on no call.
+        assert answers[-1].kind == "timeout" and all(not a.kind for a in answers[:-1]) and len(answers) <= 3
+        assert 1.4 <= waited < 10  # the batch's deadline, not one call's time limit (0.5 s)
+        assert box.meteor_score("abcd", "x") == 0.4  # a fresh child took over
+
+
 def test_a_submission_that_replaces_builtins_is_judged_on_its_answers_not_crashed():
     # The sandbox's own code (encoding answers) must keep the real isinstance, type and round;
     # the submission's function keeps the replacements it made.

@@ -419,7 +419,14 @@ def confirm(sandbox: SandboxedSubmission, steps: list[tuple[list, Answer]], devi
         at = start
         while at < len(steps):
             batch_start = at
-            answers = sandbox.evaluate([call for call, _ in steps[at:]])
+            # The calls the run answered go gathered (the child writes its answers a block at a
+            # time: only compared, never blamed); one that timed out or crashed goes alone, its
+            # answer waited for as in the run.
+            end = next((i for i in range(at, len(steps)) if steps[i][1].kind in ENDS_TEST), len(steps))
+            if end > at:
+                answers = sandbox.evaluate([call for call, _ in steps[at:end]], gather_until=deadline)
+            else:
+                answers = sandbox.evaluate([steps[at][0]])
             for got in answers:  # it ends early after a timeout or a crash, as in the run
                 want = steps[at][1]
                 at += 1

@@ -16,8 +16,13 @@ class Batch:
     """Calls made in order in the current child. One that times out, crashes, runs past the budget or
     answers malformed yields that answer and ends the batch; `respawn` then gives the next call a fresh child."""
 
-    def __init__(self, pipes: ChildPipes, budget: Budget, timeout: float, respawn: Callable[[], None]) -> None:
+    def __init__(
+        self, pipes: ChildPipes, budget: Budget, timeout: float, respawn: Callable[[], None], gather_until: float | None = None
+    ) -> None:
         self.pipes, self.budget, self.timeout, self.respawn = pipes, budget, timeout, respawn
+        # Gathered (wire.GATHER_BYTES): the child writes its answers a block at a time, so no wait
+        # is one call's; every answer is due by this time (time.monotonic()), and a late one is a timeout.
+        self.gather_until = gather_until
         # Every request has a number nobody can guess, so an answer written ahead is refused.
         self.seq = secrets.randbits(62)
         self.unread = 0  # answers the child owes that nobody has read yet (see discard_unread)
@@ -64,7 +69,10 @@ class Batch:
         try:
             with self.budget.charging():
                 # Writing the request is part of the first call: a child that stops reading hangs it.
-                self.pipes.send(self.pipes.jail.req_w, {"seq": self.seq, "calls": calls}, deadline=started + limit)
+                request = {"seq": self.seq, "calls": calls}
+                if self.gather_until is not None:
+                    request["gather"] = True
+                self.pipes.send(self.pipes.jail.req_w, request, deadline=started + limit)
         except TimeoutError:
             yield self._late(by_budget)
             return
@@ -77,7 +85,9 @@ class Batch:
                 # Fast path: an answer already read (the child runs ahead of us in a batch).
                 payload = self.pipes.answers.next(self.seq)
                 if payload is None:
-                    if done == 0:
+                    if self.gather_until is not None:
+                        limit = max(self.gather_until - time.monotonic(), 0.0)
+                    elif done == 0:
                         limit = max(first - time.monotonic(), 0.0)
                     else:
                         limit, by_budget = self.budget.limit(self.timeout)

@@ -451,6 +451,9 @@ def run_child(init, req_r, resp_w):
             os._exit(0)
         # Each answer is written as soon as it is known: held back, the answers before a call
         # that hangs would never arrive, and that call's timeout would be blamed on an earlier one.
+        # Unless the grader gathers them: it blames no call then (the memo's check, wire.GATHER).
+        gathered = bytearray() if request.get("gather") is True else None
+        flushed = time.perf_counter()
         for args, kwargs in request["calls"]:
             began = time.perf_counter()
             answer = call(fn, args, kwargs, filename, function, swap)
@@ -460,7 +463,16 @@ def run_child(init, req_r, resp_w):
             answer.update(out.take())
             if took >= TOOK_FROM:  # the grader gives a slow submission's calls longer before they yield
                 answer["took"] = took
-            write_answer(resp_w, request["seq"], answer)
+            if gathered is None:
+                write_answer(resp_w, request["seq"], answer)
+                continue
+            gathered += wire.answer_line(request["seq"], answer)
+            if len(gathered) >= wire.GATHER_BYTES or began + took - flushed >= wire.GATHER_SECONDS:
+                wire.write_all(resp_w, bytes(gathered))
+                gathered.clear()
+                flushed = time.perf_counter()
+        if gathered:
+            wire.write_all(resp_w, bytes(gathered))
 
 
 class Helpers:

@@ -165,15 +165,18 @@ class SandboxedSubmission(CallsByName):
             sys.stdout.write(answer.output)
         return answer.result()
 
-    def evaluate(self, calls: list[tuple[list, dict]]) -> Iterator[Answer]:
+    def evaluate(self, calls: list[tuple[list, dict]], gather_until: float | None = None) -> Iterator[Answer]:
         """Answers to `calls`, made in order in the current child, as they arrive.
 
         A call that times out, crashes or runs past the budget yields that answer, and the
         rest of the batch is not made; the next call goes to a fresh child. So does an answer
         that is malformed: too long, or to a call that was never made.
+
+        `gather_until`: the child gathers its answers (see Batch), all due by then: for calls no
+        timeout is to be blamed on, whose answers are only compared (the memo's check).
         """
         if calls:
-            self._batch = Batch(self._life.pipes, self._budget, self.timeout, self._respawn)
+            self._batch = Batch(self._life.pipes, self._budget, self.timeout, self._respawn, gather_until)
             yield from self._batch.answers(calls)
 
     def settle(self, seconds: float) -> str:

@@ -116,6 +116,13 @@ def parse_message(body: bytes) -> dict:
 # ---------------------------------------------------------------- answers: one line each
 
 
+# A request may ask the child to gather its answers and write them a block at a time (GATHER_BYTES,
+# or what GATHER_SECONDS gave, and at its end), not one write each: for calls no timeout will be
+# blamed on, the memo's check. A slow call's answer still comes soon after it, not as a stall.
+GATHER_BYTES = 32 * 1024
+GATHER_SECONDS = 0.02
+
+
 def answer_line(seq: int, answer: dict) -> bytes:
     """One line: "SEQ f:REPR" for a float returned with nothing printed, else "SEQ j:JSON".
 

@@ -405,6 +405,73 @@ def test_verbosity_ranked_once_orders_and_compares_as_hypothesis_does(monkeypatc
     assert mine == theirs and mine.count(True) > 50 and mine.count(False) > 50
 
 
+def _strategies():
+    """Strategies as test bodies build them, with near twins whose reprs differ."""
+    import inspect
+
+    from hypothesis import strategies as st
+
+    from hypothesis.provisional import domains
+
+    default_domains = inspect.signature(st.emails).parameters["domains"].default
+    repr(default_domains)
+
+    def formatted(strategy):
+        repr(strategy)
+        return strategy
+    big = int("1000")  # an int made at run time: not the same object as another 1000
+    return [
+        lambda: st.lists(st.sampled_from(["a", "b"]), min_size=1, max_size=3),
+        lambda: st.lists(st.sampled_from(("a", "b")), min_size=1, max_size=3),  # another brace
+        lambda: st.lists(st.sampled_from(["a", "b"]), min_size=1, max_size=4),
+        lambda: st.lists(st.sampled_from(["a", "b"]), max_size=3, min_size=1),  # another order
+        lambda: st.sampled_from(["a"]),  # just('a')
+        lambda: st.just(None),
+        lambda: st.floats(min_value=0.0),
+        lambda: st.floats(min_value=-0.0),
+        lambda: st.integers(min_value=1),
+        lambda: st.integers(min_value=True),
+        lambda: st.lists(st.integers(), max_size=big),
+        lambda: st.lists(st.integers(), max_size=1000),
+        lambda: st.tuples(st.just(1), st.just(1.0)),
+        lambda: st.tuples(st.just(1.0), st.just(1)),
+        lambda: st.text(alphabet=" \t\n\r", min_size=1, max_size=3),
+        lambda: st.text(alphabet=st.characters(codec="utf-8")),
+        lambda: st.text(),
+        lambda: st.emails(domains=formatted(domains())),  # its repr known, as the default's is
+        lambda: st.emails(domains=default_domains),  # the very default object: left out of its repr
+        lambda: st.sampled_from(["a", "b"]).map(str.upper),
+        lambda: st.sampled_from(["a", "b"]).filter(bool),
+        lambda: st.sampled_from(range(3)),
+        lambda: st.one_of(st.just(1), st.just(2)),
+        lambda: st.dictionaries(st.text(max_size=2), st.lists(st.booleans())),
+    ]
+
+
+def test_a_strategys_repr_is_found_once_per_make_up_and_is_the_repr(monkeypatch):
+    """replay.shown: each replayed draw checks the strategy's repr, and a test body builds it anew each time."""
+    from hypothesis.strategies._internal.lazy import LazyStrategy
+
+    makers = _strategies()
+    replay._SHOWN.clear()
+    for round_ in range(2):
+        for make in (makers if round_ == 0 else makers[::-1]):
+            assert replay.shown(make()) == repr(make())
+    # The twins whose reprs differ came apart (-0.0, the braces, 1 and 1.0, True and 1).
+    reprs = [repr(make()) for make in makers]
+    assert all(reprs[a] != reprs[b] for a, b in ((0, 1), (0, 2), (6, 7), (8, 9), (12, 13), (17, 18))) and len(replay._SHOWN) > 15
+    formatted: list[str] = []
+    own = LazyStrategy.__repr__
+
+    def counting(self):
+        formatted.append(own(self))
+        return formatted[-1]
+
+    monkeypatch.setattr(LazyStrategy, "__repr__", counting)
+    again = replay.shown(makers[0]())
+    assert again == "lists(sampled_from(['a', 'b']), min_size=1, max_size=3)" and formatted == []
+
+
 def test_a_body_draw_of_a_strategy_holding_a_function_makes_its_test_unreplayable():
     """The same repr can draw otherwise when a function decides (a closure over an answer, say)."""
     from hypothesis import strategies as st

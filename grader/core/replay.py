@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib
+import inspect
 import json
 import math
 import os
@@ -124,6 +125,93 @@ class _DrawLog:
         return repr(self._inner)
 
 
+_SHOWN: dict[tuple, str] = {}  # a strategy's make-up (_make_up) -> its repr
+SHOWN_KEPT = 4096
+
+
+class _Unkeyed(Exception):
+    """A part whose repr its make-up does not settle: the strategy's repr is computed."""
+
+
+def shown(strategy: Any) -> str:
+    """`repr(strategy)`, found once per make-up of the strategy.
+
+    A test body builds its strategies anew at each draw (`st.lists(st.sampled_from(WORDS),
+    min_size=n)`), and hypothesis then formats each one's repr again: about 0.1 ms a draw, each
+    replayed draw's check. The repr of a lazily built strategy follows from its function, its
+    arguments (their reprs) and its transformations, and nothing else, so it is kept by those.
+    """
+    try:
+        key = _make_up(strategy)
+    except (_Unkeyed, AttributeError):  # AttributeError: a hypothesis whose strategies keep other fields
+        return repr(strategy)
+    text = _SHOWN.get(key)
+    if text is None:
+        if len(_SHOWN) >= SHOWN_KEPT:
+            _SHOWN.clear()
+        text = _SHOWN[key] = repr(strategy)
+    return text
+
+
+def _make_up(value: Any) -> tuple:
+    """What `repr(value)` depends on, as a key: equal keys, equal reprs. _Unkeyed for anything else."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return (kind, value)
+    if kind is float:
+        return (kind, repr(value))  # 0.0 and -0.0 are equal, their reprs are not
+    if kind is list or kind is tuple:
+        return (kind, *map(_make_up, value))
+    if kind is dict:
+        return (kind, *((_make_up(k), _make_up(v)) for k, v in value.items()))
+    if kind is _LAZY:
+        known = value._LazyStrategy__representation
+        if known is not None:
+            return (str, known)
+        args, kwargs = value._LazyStrategy__args, value._LazyStrategy__kwargs
+        # Its repr leaves out an argument that *is* its parameter's default. For None, bools and
+        # small ints (every default of this type hypothesis has) that is equality; for another default
+        # (a date, a strategy), a value that is that very object is not keyed.
+        others = _other_defaults(value.function)
+        if others and any(v is d for v in (*args, *kwargs.values()) for d in others):
+            raise _Unkeyed
+        return (
+            kind,
+            value.function,
+            tuple(map(_make_up, args)),
+            tuple((k, _make_up(v)) for k, v in kwargs.items()),
+            tuple(value._transformations),  # methods and their functions, by identity
+        )
+    if kind is _SAMPLED or kind is _JUST:  # sampled_from(...), and just(...) for a single element
+        known = value._cached_repr if kind is _SAMPLED else None
+        if known is not None:
+            return (str, known)
+        return (kind, value.force_repr, value.force_repr_braces, _make_up(tuple(value.elements)), tuple(value._transformations))
+    raise _Unkeyed
+
+
+@functools.lru_cache(maxsize=1024)
+def _other_defaults(function: Callable) -> tuple:
+    """The function's defaults that are not None, a bool or a small int (whose identity is their value)."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return ()  # its repr needs the signature too, and would fail alike
+    return tuple(
+        p.default
+        for p in parameters
+        if p.default is not p.empty and not (p.default is None or type(p.default) is bool or (type(p.default) is int and -5 <= p.default <= 256))
+    )
+
+
+try:
+    from hypothesis.strategies._internal.lazy import LazyStrategy as _LAZY
+    from hypothesis.strategies._internal.misc import JustStrategy as _JUST
+    from hypothesis.strategies._internal.strategies import SampledFromStrategy as _SAMPLED
+except ImportError:  # another hypothesis: every repr is computed
+    _LAZY = _JUST = _SAMPLED = None
+
+
 class Stopped(BaseException):
     """A replayed draw where hypothesis ended the reference's example (StopTest)."""
 
@@ -147,7 +235,7 @@ class ReplayedData:
         if self._at >= len(self._draws):
             raise Departed("a draw the recorded run did not make")
         want, want_label, value = self._draws[self._at]
-        if label != want_label or repr(strategy) != want:
+        if label != want_label or shown(strategy) != want:
             raise Departed("a draw of another strategy than the recorded run's")
         self._at += 1
         if value is _STOPPED:

@@ -70,14 +70,16 @@ def test_a_submission_of_a_known_kind_is_walked_in_a_few_batches(tmp_path, tests
 # Answers only as known kinds do, in a mix no file showed: as alpha_hardcoded where only alpha
 # is not its default, as gamma_hardcoded where only gamma is not, and as the reference elsewhere.
 # A batch that follows one kind's answers bets wrong where the mix turns to another.
-MIXED = "\n".join(
-    (KIT_ROOT / path).read_text().replace("def meteor_score(", f"def {name}(")
-    for name, path in (
-        ("_right", "solutions/reference.py"),
-        ("_alpha", "tests/catalogue/wrong/alpha_hardcoded.py"),
-        ("_gamma", "tests/catalogue/wrong/gamma_hardcoded.py"),
+MIXED = (
+    "\n".join(
+        (KIT_ROOT / path).read_text().replace("def meteor_score(", f"def {name}(")
+        for name, path in (
+            ("_right", "solutions/reference.py"),
+            ("_alpha", "tests/catalogue/wrong/alpha_hardcoded.py"),
+            ("_gamma", "tests/catalogue/wrong/gamma_hardcoded.py"),
+        )
     )
-) + """
+    + """
 def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):
     if alpha != 0.9 and gamma == 0.5:
         return _alpha(reference, candidate, alpha, beta, gamma)
@@ -85,6 +87,7 @@ def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):
         return _gamma(reference, candidate, alpha, beta, gamma)
     return _right(reference, candidate, alpha, beta, gamma)
 """
+)
 
 
 def test_once_a_batch_bets_wrong_the_walk_bets_no_further_than_the_end_of_a_test(tmp_path, tests, monkeypatch):

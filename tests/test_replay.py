@@ -410,7 +410,6 @@ def _strategies():
     import inspect
 
     from hypothesis import strategies as st
-
     from hypothesis.provisional import domains
 
     default_domains = inspect.signature(st.emails).parameters["domains"].default
@@ -419,6 +418,7 @@ def _strategies():
     def formatted(strategy):
         repr(strategy)
         return strategy
+
     big = int("1000")  # an int made at run time: not the same object as another 1000
     return [
         lambda: st.lists(st.sampled_from(["a", "b"]), min_size=1, max_size=3),
@@ -455,7 +455,7 @@ def test_a_strategys_repr_is_found_once_per_make_up_and_is_the_repr(monkeypatch)
     makers = _strategies()
     replay._SHOWN.clear()
     for round_ in range(2):
-        for make in (makers if round_ == 0 else makers[::-1]):
+        for make in makers if round_ == 0 else makers[::-1]:
             assert replay.shown(make()) == repr(make())
     # The twins whose reprs differ came apart (-0.0, the braces, 1 and 1.0, True and 1).
     reprs = [repr(make()) for make in makers]

@@ -200,7 +200,8 @@ def _other_defaults(function: Callable) -> tuple:
     return tuple(
         p.default
         for p in parameters
-        if p.default is not p.empty and not (p.default is None or type(p.default) is bool or (type(p.default) is int and -5 <= p.default <= 256))
+        if p.default is not p.empty
+        and not (p.default is None or type(p.default) is bool or (type(p.default) is int and -5 <= p.default <= 256))
     )
 
 

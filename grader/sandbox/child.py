@@ -451,7 +451,7 @@ def run_child(init, req_r, resp_w):
             os._exit(0)
         # Each answer is written as soon as it is known: held back, the answers before a call
         # that hangs would never arrive, and that call's timeout would be blamed on an earlier one.
-        # Unless the grader gathers them: it blames no call then (the memo's check, wire.GATHER).
+        # Unless the grader gathers them: it blames no call then (the memo's check, wire.GATHER_BYTES).
         gathered = bytearray() if request.get("gather") is True else None
         flushed = time.perf_counter()
         for args, kwargs in request["calls"]:

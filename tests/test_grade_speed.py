@@ -308,6 +308,47 @@ def _memo_of_two_kinds() -> Memo:
     return memo
 
 
+def test_the_one_child_the_fitting_profiles_go_on_to_is_found_as_the_definition_finds_it():
+    """memo._certain looks a fitting profile's next node up (next_of) where they are fewer than the children."""
+    import itertools
+    import random
+
+    from grader.judging.memo import _certain
+
+    memo, rnd = Memo(), random.Random(7)
+    # 40 kinds: each answers c1 with one of 12 answers, then c2 with one of 3 (t1), and c3 (t2).
+    for kind in range(40):
+        a1, a2 = str(rnd.randrange(12)), str(rnd.randrange(3))
+        traces = [_trace("t1", [("c1", a1), ("c2", a2)], "pass"), _trace("t2", [("c3", str(kind % 2))], "fail")]
+        for trace in traces:
+            assert memo.add(trace)
+        memo.add_profile(Profile({t.test: [c.answer for c in t.calls] for t in traces}))
+
+    def defined(node, fits):
+        children = list(node.children.values())
+        if fits is not None and len(children) > 1:
+            children = [c for c in children if not c.profiles.isdisjoint(fits)]
+        return children[0] if len(children) == 1 else None
+
+    nodes, stack = [], list(memo.roots.values())
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        stack += node.children.values()
+    found = {"one": 0, "none": 0}
+    for node in nodes:
+        fitting = sorted(node.profiles)
+        choices = [None, set(), {999}, set(fitting), *({p} for p in fitting[:5])]
+        choices += [set(pair) for pair in itertools.islice(itertools.combinations(fitting, 2), 20)]
+        choices += [set(rnd.sample(range(40), k)) for k in (3, 15, 39)]
+        for fits in choices:
+            got = _certain(node, fits)
+            assert got is defined(node, fits), (node.call, fits)
+            found["one" if got is not None else "none"] += 1
+    assert found["one"] > 50 and found["none"] > 50  # both answers were asked for, both lookups too
+    assert any(len(n.children) > 6 for n in nodes)
+
+
 def test_once_the_answers_fit_one_kind_the_rest_of_the_run_is_one_batch():
     memo = _memo_of_two_kinds()
     box = FakeSandbox({"c1": "0.2", "c2": "0.4", "c3": "0.5"})

@@ -86,6 +86,7 @@ class Node:
     children: dict[str, Node] = field(default_factory=dict)
     verdict: dict | None = None
     profiles: set[int] = field(default_factory=set)  # the profiles whose runs pass here
+    next_of: dict[int, Node] = field(default_factory=dict)  # the child each of them goes on to
 
 
 @dataclass
@@ -171,6 +172,8 @@ class Memo:
                 node = node.children.get(key)
             if node is None or node.verdict is None:
                 continue  # a path the tree does not hold (its trace was unstable): no hint there
+            for step, after in zip(path, (*path[1:], node)):
+                step.next_of[number] = after
             for step in (*path, node):
                 step.profiles.add(number)
 
@@ -320,12 +323,9 @@ class Walk:
         while True:
             step = _Step(index, node, None)
             plan.append(step)
-            children = list(node.children.values())
-            if fits is not None and len(children) > 1:
-                children = [c for c in children if not c.profiles.isdisjoint(fits)]
-            if len(children) != 1:
+            child = _certain(node, fits)
+            if child is None:
                 return plan  # the answer decides what comes next
-            (child,) = children
             fits = _narrow(fits, child)
             step.expect = child
             if child.verdict is None:
@@ -364,6 +364,35 @@ def history(asked: int, call: list) -> int:
 def _calls_nothing(root: Node | None) -> bool:
     """A remembered test that makes no call: its verdict needs no sandbox."""
     return root is not None and root.call is None and root.verdict is not None
+
+
+def _certain(node: Node, fits: set[int] | None) -> Node | None:
+    """The one child the profiles that `fit` go on to from `node` (any child if it has one only); None if not one.
+
+    Looked up from the fewer: the fitting profiles, each in `next_of`, or the children, each
+    asked whether its profiles meet them (145 diverse files: 39 children a node, where they split).
+    """
+    children = node.children
+    if len(children) == 1:
+        return next(iter(children.values()))
+    if fits is None or not children:
+        return None
+    only = None
+    if len(fits) < len(children):
+        next_of = node.next_of
+        for number in fits:
+            child = next_of.get(number)
+            if child is not None and child is not only:
+                if only is not None:
+                    return None
+                only = child
+        return only
+    for child in children.values():
+        if not child.profiles.isdisjoint(fits):
+            if only is not None:
+                return None
+            only = child
+    return only
 
 
 def _narrow(fits: set[int] | None, child: Node) -> set[int] | None:

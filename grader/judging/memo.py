@@ -174,8 +174,8 @@ class Memo:
                 continue  # a path the tree does not hold (its trace was unstable): no hint there
             for step, after in zip(path, (*path[1:], node)):
                 step.next_of[number] = after
-            for step in (*path, node):
                 step.profiles.add(number)
+            node.profiles.add(number)
 
     def walk(self, sandbox: SandboxedSubmission, tests: list[str]) -> Walk:
         """Replay the `tests` against this submission: the verdicts it answers like a remembered run, and the rest."""
@@ -375,20 +375,15 @@ def _certain(node: Node, fits: set[int] | None) -> Node | None:
     children = node.children
     if len(children) == 1:
         return next(iter(children.values()))
-    if fits is None or not children:
+    if fits is None:
         return None
-    only = None
     if len(fits) < len(children):
-        next_of = node.next_of
-        for number in fits:
-            child = next_of.get(number)
-            if child is not None and child is not only:
-                if only is not None:
-                    return None
-                only = child
-        return only
-    for child in children.values():
-        if not child.profiles.isdisjoint(fits):
+        fitting = map(node.next_of.get, fits)  # None for a profile that does not pass here
+    else:
+        fitting = (child for child in children.values() if not child.profiles.isdisjoint(fits))
+    only = None
+    for child in fitting:
+        if child is not None and child is not only:
             if only is not None:
                 return None
             only = child

@@ -151,3 +151,44 @@ def test_the_workers_beyond_jobs_are_as_many_as_the_memory_allows(monkeypatch):
     assert grade._extra_workers() == 8
     monkeypatch.setattr(grade, "open", available(1000), raising=False)  # next to nothing: one still waits on a hang
     assert grade._extra_workers() == 1
+
+
+def test_a_workers_traces_travel_as_bytes_the_parent_passes_on_and_another_worker_learns_from(tmp_path, tests):
+    import multiprocessing
+    import pickle
+
+    from grader.judging.grade import _worker
+    from grader.judging.memo import Profile, Trace
+
+    text = (CATALOGUE / "wrong" / "no_clipping.py").read_text()
+    first, copy = write(tmp_path, "a.py", text), write(tmp_path, "b.py", "# a copy\n" + text)
+    context = multiprocessing.get_context("fork")
+
+    def ask(task: tuple) -> tuple:
+        parent, child = context.Pipe()
+        worker = context.Process(target=_worker, args=(child, SETTINGS, tests), daemon=True)
+        worker.start()
+        child.close()
+        parent.send(task)
+        while True:
+            message = parent.recv()
+            if message[0] == "exploring":
+                parent.send(True)
+            elif message[0] != "slow":
+                break
+        parent.send(None)
+        worker.join(timeout=30)
+        return message
+
+    index, result, new = ask((0, first, []))
+    assert index == 0 and result["from_memo"] == 0
+    assert isinstance(new, bytes)  # the parent keeps them as they came, unread
+    learned = pickle.loads(new)
+    assert learned and all(isinstance(t, (Trace, Profile)) for t in learned)
+    assert any(isinstance(t, Profile) for t in learned)
+
+    # Another worker, handed those bytes with its task, grades the copy from the memo alone.
+    _, again, nothing = ask((1, copy, [new]))
+    assert again["from_memo"] == len(again["tests"])
+    assert again["tests"] == result["tests"]
+    assert nothing is None  # it learned nothing new: nothing to pass on

@@ -178,3 +178,20 @@ def test_an_exercise_folder_without_its_metadata_is_a_usage_error(tmp_path):
     done = kit("check", "--exercise", str(tmp_path), str(CORRECT[0]))
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and "no problem/exercise.toml" in done.stderr
+
+
+def test_the_exercise_loaded_follows_the_choice_whenever_it_changes(monkeypatch, tmp_path):
+    from grader.core import exercise
+
+    kit = exercise.load()
+    monkeypatch.setenv(exercise.EXERCISE_ENV, str(WER))
+    assert exercise.load().function == "word_error_rate"
+    # A relative choice is read from the folder the command runs in: the same name, another folder.
+    (tmp_path / "wer").symlink_to(KIT_ROOT)
+    monkeypatch.setenv(exercise.EXERCISE_ENV, "wer")
+    monkeypatch.chdir(WER.parent)
+    assert exercise.load().root == WER.resolve()
+    monkeypatch.chdir(tmp_path)
+    assert exercise.load().function == kit.function
+    monkeypatch.delenv(exercise.EXERCISE_ENV)
+    assert exercise.load() is kit

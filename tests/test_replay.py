@@ -23,9 +23,13 @@ FILES = EVERY_FILE if os.environ.get("KIT_FULL_CATALOGUE") == "1" else SAMPLED
 EXERCISE = exercise.load()
 
 
-def properties(path: Path, replaying: bool) -> list[dict]:
-    """Every property test's verdict, message and output for the file, replay on or off."""
+def properties(path: Path, replaying: bool, mode: str = replay.SHRUNK) -> list[dict]:
+    """Every property test's verdict, message and output for the file, replay on or off.
+
+    `mode`: the counterexample setting. Replay keeps hypothesis's own counterexamples under "shrunk".
+    """
     os.environ[replay.ENV_SWITCH] = "1" if replaying else "0"
+    os.environ[replay.ENV_COUNTEREXAMPLE] = mode
     try:
         report = run(
             lambda: SandboxedSubmission(path, EXERCISE.function, EXERCISE.call_timeout, source=read_source(path)),
@@ -34,7 +38,14 @@ def properties(path: Path, replaying: bool) -> list[dict]:
         )
     finally:
         os.environ.pop(replay.ENV_SWITCH, None)
+        os.environ.pop(replay.ENV_COUNTEREXAMPLE, None)
     return [{**vars(t)} for t in report.tests] + [{"status": report.status, "message": report.message}]
+
+
+@pytest.fixture
+def shrunk(monkeypatch):
+    """counterexample = "shrunk": hypothesis shrinks, as it does without the kit."""
+    monkeypatch.setenv(replay.ENV_COUNTEREXAMPLE, replay.SHRUNK)
 
 
 def test_the_recording_holds_every_property_test_and_the_draws_made_in_their_bodies():
@@ -42,9 +53,11 @@ def test_the_recording_holds_every_property_test_and_the_draws_made_in_their_bod
     assert recording is not None
     assert recording.skipped == {}
     assert len(recording.tests) == 10
-    for examples in recording.tests.values():
+    for name, examples in recording.tests.items():
         assert sum(e.outcome == replay.PASS for e in examples) == EXERCISE.hypothesis_examples
-        assert sorted(e.rank for e in examples) == list(range(len(examples)))
+        # One order of simplicity across the examples and the pool of simplest inputs.
+        ranked = examples + recording.pool.get(name, [])
+        assert sorted(e.rank for e in ranked) == list(range(len(ranked)))
     # The two st.data() tests: each example holds its body's draws, with the strategy each was asked of.
     for name in ("test_whitespace_does_not_change_the_score", "test_more_chunks_never_raise_the_score"):
         examples = recording.tests[f"test_properties.py::{name}"]
@@ -108,7 +121,64 @@ def test_a_replayed_draw_gives_the_recorded_value_only_for_the_recorded_strategy
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_replay_gives_the_verdicts_and_counterexamples_hypothesis_gives(path):
-    assert properties(path, replaying=True) == properties(path, replaying=False)
+    hypothesis_own = properties(path, replaying=False)
+    assert properties(path, replaying=True) == hypothesis_own
+    # The default, "smallest-drawn": hypothesis's verdicts and scores, and never a less simple
+    # counterexample than hypothesis's shrunk one where the recording or its pool holds that one.
+    os.environ[replay.ENV_COUNTEREXAMPLE] = replay.SMALLEST_DRAWN
+    try:
+        recording = replay.ensure(run)
+    finally:
+        os.environ.pop(replay.ENV_COUNTEREXAMPLE, None)
+    simplest = properties(path, replaying=True, mode=replay.SMALLEST_DRAWN)
+    assert simplest[-1] == hypothesis_own[-1]
+    for theirs, ours in zip(hypothesis_own[:-1], simplest[:-1]):
+        assert (theirs["name"], theirs["status"] == "pass", theirs["score"]) == (
+            ours["name"],
+            ours["status"] == "pass",
+            ours["score"],
+        )
+        shrunk_one, shown = falsifying_example(theirs["message"]), falsifying_example(ours["message"])
+        if ours["status"] == "pass" or shown is None:
+            continue
+        ranks = example_ranks(recording, ours["name"])
+        if shown not in ranks:
+            # Only a drawn example less simple than every simplest input failed: hypothesis shrank it.
+            assert ours == theirs
+            continue
+        # (Two st.data() examples can read alike: there the block does not tell which one failed.)
+        if shrunk_one in ranks and "data=data(...)" not in shown:
+            assert ranks[shown] <= ranks[shrunk_one], (shown, shrunk_one)
+
+
+def falsifying_example(message: str) -> str | None:
+    """The "Falsifying example: ..." block of a test's message, or None."""
+    at = message.find("Falsifying example:")
+    if at < 0:
+        return None
+    lines = message[at:].splitlines()
+    return "\n".join(lines[: lines.index(")") + 1])
+
+
+def example_ranks(recording: replay.Recording, test: str) -> dict[str, int]:
+    """Each passing example of a test's recording and pool, as a message shows it -> its rank.
+
+    An st.data() test's block does not show the draws (noted after it, as far as the body got):
+    two examples can read alike, and the simplest one's rank is kept.
+    """
+    from hypothesis.vendor.pretty import RepresentationPrinter
+
+    key = f"test_properties.py::{test}"
+    ranks: dict[str, int] = {}
+    for example in recording.tests[key] + recording.pool.get(key, []):
+        if example.outcome != replay.PASS:
+            continue
+        printer = RepresentationPrinter()
+        printer.text("Falsifying example: ")
+        printer.repr_call(test, [], replay.decode(example.data), force_split=True)
+        text = printer.getvalue()
+        ranks[text] = min(ranks.get(text, example.rank), example.rank)
+    return ranks
 
 
 class Counting:
@@ -130,7 +200,7 @@ class Counting:
 
 
 @pytest.mark.parametrize("clip", [True, False], ids=["passing", "failing"])
-def test_replay_asks_the_submission_the_calls_hypothesis_asks_each_once(clip):
+def test_replay_asks_the_submission_the_calls_hypothesis_asks_each_once(clip, shrunk):
     replay.ensure(run)
     seen = {}
     for replaying in (False, True):
@@ -178,13 +248,26 @@ def test_the_smallest_drawn_counterexample_is_the_simplest_failing_example_of_th
     assert test.message.endswith(f"\n{call}")
 
 
-def test_the_smallest_drawn_pool_holds_simpler_examples_the_reference_passes_and_only_that_setting_draws_it():
+def test_the_pool_holds_the_simplest_inputs_the_reference_passes_and_only_the_smallest_drawn_setting_makes_it():
+    import ast
+
+    tree = ast.parse((EXERCISE.root / "hidden_tests" / "test_properties.py").read_text(encoding="utf-8"))
+    VOCABULARY = next(
+        ast.literal_eval(n.value)
+        for n in tree.body
+        if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "VOCABULARY"
+    )
+
     os.environ[replay.ENV_COUNTEREXAMPLE] = replay.SMALLEST_DRAWN
     try:
         pooled, pooled_path = replay.ensure(run), replay.cache_path()
     finally:
         os.environ.pop(replay.ENV_COUNTEREXAMPLE, None)
-    plain, plain_path = replay.ensure(run), replay.cache_path()
+    os.environ[replay.ENV_COUNTEREXAMPLE] = replay.SHRUNK
+    try:
+        plain, plain_path = replay.ensure(run), replay.cache_path()
+    finally:
+        os.environ.pop(replay.ENV_COUNTEREXAMPLE, None)
     assert plain.pool == {} and pooled_path != plain_path
     # The 25 examples that decide each verdict are the same either way.
     assert {name: [e.data for e in listed] for name, listed in pooled.tests.items()} == {
@@ -193,13 +276,75 @@ def test_the_smallest_drawn_pool_holds_simpler_examples_the_reference_passes_and
     assert set(pooled.pool) == set(pooled.tests)
     for name, pool in pooled.pool.items():
         ranks = [e.rank for e in pool]
-        assert 0 < len(pool) <= replay.POOL_KEPT and ranks == sorted(set(ranks))
+        assert len(pool) > 20 and ranks == sorted(set(ranks))
         assert all(e.outcome == replay.PASS for e in pool)
         assert not set(ranks) & {e.rank for e in pooled.tests[name]}
-    # Simpler than what was drawn for the verdict: the pool's simplest comes before most of the 25.
-    examples = pooled.tests["test_properties.py::test_gamma_0_scores_the_fmean_alone"]
-    first = pooled.pool["test_properties.py::test_gamma_0_scores_the_fmean_alone"][0].rank
-    assert sum(e.rank > first for e in examples) > len(examples) // 2
+    # The simplest inputs all, up to SIMPLEST_STEPS steps from the simplest: here two word lists
+    # (max_size 12, simplest first: empty), so every pair of at most one of the first two words a
+    # side, and of two "the"s against none. Four steps at most: a word is one, the next word two.
+    key = "test_properties.py::test_gamma_0_scores_the_fmean_alone"
+    held = {
+        (tuple(e["reference"]), tuple(e["candidate"]))
+        for e in (replay.decode(x.data) for x in pooled.tests[key] + pooled.pool[key])
+    }
+    sides = [(), (VOCABULARY[0],), (VOCABULARY[1],)]
+    wanted = {(r, c) for r in sides for c in sides} | {((VOCABULARY[0],) * 2, ()), ((), (VOCABULARY[0],) * 2)}
+    assert wanted <= held
+    # Not five steps: three words a side.
+    assert ((VOCABULARY[0],) * 3, (VOCABULARY[0],) * 2) not in held
+    # And the simplest of all comes first: both empty.
+    first = min(pooled.tests[key] + pooled.pool[key], key=lambda e: e.rank)
+    assert replay.decode(first.data) == {"reference": [], "candidate": []}
+
+
+def test_the_simplest_inputs_are_drawn_as_hypothesis_draws_the_tests_arguments(monkeypatch):
+    """replay._attempt draws each argument in turn, then the body's draws: given hypothesis's own
+    choices for an example, it gives hypothesis's arguments, outcome and order of simplicity."""
+    import functools
+
+    import hypothesis
+
+    checked: dict[str, int] = {}
+
+    class Choices:
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_runtest_call(self, item):
+            handle = getattr(item.obj, "hypothesis", None)
+            if handle is None:
+                yield
+                return
+            inner, given = handle.inner_test, handle._given_kwargs
+            seen: list = []
+
+            @functools.wraps(inner)  # hypothesis seeds the test from its source: the same examples
+            def keeping(*args, **kwargs):
+                data = hypothesis.control.current_build_context().data
+                drawn = {k: replay.encode(v) for k, v in kwargs.items() if k in given and type(v).__name__ != "DataObject"}
+                try:
+                    return inner(*args, **kwargs)
+                finally:
+                    seen.append((list(data.choices), replay._simplicity(data), drawn))
+
+            handle.inner_test = keeping
+            try:
+                yield
+            finally:
+                handle.inner_test = inner
+            funcargs = {arg: item.funcargs[arg] for arg in item._fixtureinfo.argnames}
+            checked[item.name] = 0
+            for choices, rank, drawn in seen:
+                tried = replay._attempt(inner, list(given.items()), funcargs, choices, simplest_after=False)
+                if tried is None:
+                    continue  # hypothesis stopped it in the body: its choices ran out
+                _, key, outcome, arguments = tried
+                assert key == rank
+                assert {k: v for k, v in arguments["$d"] if k in drawn} == drawn
+                checked[item.name] += outcome == replay.PASS
+
+    monkeypatch.setattr(replay, "_recording", True)  # nothing replayed: hypothesis draws
+    report = run(lambda: Counting([]), "reference", tiers=("properties",), plugins=(Choices(),))
+    assert report.passed == len(report.tests) == 10
+    assert len(checked) == 10 and all(n == EXERCISE.hypothesis_examples for n in checked.values()), checked
 
 
 def test_an_unknown_counterexample_setting_is_refused():
@@ -242,11 +387,13 @@ def test_the_page_gets_the_recording_in_its_kit_zip_and_finds_it_beside_its_sess
     # Nothing of the reference travels with it: the examples and how the tests took them, no answers.
     assert set(shipped) == {"format", "hypothesis", "modules", "skipped", "tests", "pool"}
     assert {outcome for examples in shipped["tests"].values() for _, outcome, _ in examples} <= {"pass", "reject", "stop"}
-    # The pool is drawn only for counterexample = "smallest-drawn": this exercise's page does not carry one.
-    assert EXERCISE.counterexample == replay.SHRUNK and shipped["pool"] == {}
+    # The pool of simplest inputs goes too (counterexample = "smallest-drawn", this exercise's setting).
+    assert (
+        EXERCISE.counterexample == replay.SMALLEST_DRAWN and shipped["pool"] and shipped["pool"].keys() == shipped["tests"].keys()
+    )
 
 
-def test_hypothesis_keeps_no_formatted_traceback_per_failing_example_and_the_reports_stay_the_same(monkeypatch):
+def test_hypothesis_keeps_no_formatted_traceback_per_failing_example_and_the_reports_stay_the_same(monkeypatch, shrunk):
     """tests_plugin.expected_traceback: what hypothesis keeps of each failing example, shown by no report."""
     import hypothesis.core
     from hypothesis.internal import escalation
@@ -286,7 +433,7 @@ class FailingThreeWays(Counting):
         return self.reference.meteor_score(reference, candidate, **params)
 
 
-def test_hypothesis_locates_failures_from_their_last_frame_with_the_same_runs_and_reports(monkeypatch):
+def test_hypothesis_locates_failures_from_their_last_frame_with_the_same_runs_and_reports(monkeypatch, shrunk):
     """tests_plugin._locate_failures_cheaply: the same examples run, in the same order, and the same reports."""
     import inspect
     import traceback

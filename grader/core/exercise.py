@@ -55,7 +55,7 @@ class Exercise:
     browser_run_budget: float = 20.0
     root: Path = KIT_ROOT
     seam: dict[str, str] = field(default_factory=dict)  # part -> path in the exercise folder
-    counterexample: str = "shrunk"  # [hypothesis] counterexample: "shrunk" (as hypothesis shrinks it) or "smallest-drawn"
+    counterexample: str = "smallest-drawn"  # [hypothesis] counterexample: "smallest-drawn" (replay.SIMPLEST_STEPS) or "shrunk" (as hypothesis shrinks it)
 
     @property
     def browser_tiers(self) -> tuple[str, ...]:
@@ -112,7 +112,7 @@ def parse(data: dict, root: Path = KIT_ROOT) -> Exercise:
     for part, name in seam.items():
         if Path(name).is_absolute() or ".." in Path(name).parts:
             raise ValueError(f"exercise.toml's [seam] {part} must be a path inside the exercise folder: {name!r}")
-    counterexample = str(data["hypothesis"].get("counterexample", "shrunk"))
+    counterexample = str(data["hypothesis"].get("counterexample", "smallest-drawn"))
     if counterexample not in ("shrunk", "smallest-drawn"):
         raise ValueError(f'exercise.toml\'s [hypothesis] counterexample must be "shrunk" or "smallest-drawn": {counterexample!r}')
     return Exercise(

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import heapq
 import importlib
 import inspect
 import json
@@ -42,7 +43,7 @@ from hypothesis.errors import StopTest, UnsatisfiedAssumption
 
 from grader.core import exercise
 
-FORMAT = 3  # 2: the draws of st.data() tests; 3: the smallest-drawn pool, ranks across it
+FORMAT = 4  # 2: the draws of st.data() tests; 3: the smallest-drawn pool, ranks across it; 4: its simplest inputs
 # "0" turns replay off (the benchmark's "before", and a way to rule it out when in doubt).
 ENV_SWITCH = "KIT_REPLAY"
 # Where the page (or anyone) keeps a recording of its own; otherwise build/cache holds it.
@@ -52,11 +53,14 @@ PASS, REJECT = "pass", "reject"
 STOP = "stop"  # hypothesis ended the example at a draw in the body (StopTest: its choices ran out)
 # exercise.toml [hypothesis] counterexample: hypothesis's shrunk one, or the simplest failing recorded example.
 SHRUNK, SMALLEST_DRAWN = "shrunk", "smallest-drawn"
-# counterexample = "smallest-drawn": hypothesis draws this many examples more per test against the
-# reference, and the recording keeps the simplest of them (POOL_KEPT), in hypothesis's order of
-# simplicity. A failing test then shows the simplest failing example of the two lists: nearly as
-# small as a shrunk one (docs/performance.md), at a few calls' cost instead of shrinking's hundreds.
-POOL_DRAWN, POOL_KEPT = 400, 100
+# counterexample = "smallest-drawn": the recording also holds a pool per test, the simplest inputs
+# there are, where hypothesis's shrinking ends: the simplest choices of all, and those a few steps
+# up from them (a step raises one choice to its next simplest value, and every choice after it is
+# the simplest again), at most SIMPLEST_STEPS steps and SIMPLEST_LONGER choices longer than the
+# simplest, SIMPLEST_RUNS tried per test, the simplest first. A failing test shows the simplest
+# failing example of the 25 and the pool: on 300 mutants, the very one hypothesis shrank to in 96 %
+# of failing tests (docs/performance.md), at the cost of a few calls instead of shrinking's hundreds.
+SIMPLEST_STEPS, SIMPLEST_LONGER, SIMPLEST_RUNS = 4, 16, 2000
 # The engine's sources the recording depends on (besides the exercise's files and hypothesis's version).
 ENGINE_SOURCES = ("grader/core/replay.py", "grader/core/tests_plugin.py")
 
@@ -347,7 +351,7 @@ class Recording:
     tests: dict[str, list[Example]] = field(default_factory=dict)  # "module.py::test_name" -> examples, in order
     skipped: dict[str, str] = field(default_factory=dict)  # test -> why it is not replayed
     modules: dict[str, str] = field(default_factory=dict)  # test module -> the digest its examples depend on
-    # smallest-drawn only: test -> the simplest of POOL_DRAWN more examples the reference passes, simplest first
+    # smallest-drawn only: test -> the simplest inputs the reference passes (simplest_inputs), simplest first
     pool: dict[str, list[Example]] = field(default_factory=dict)
 
     def as_json(self) -> dict:
@@ -478,10 +482,11 @@ def ensure(run: Callable[..., Any], reference: Callable[[], Any] | None = None) 
 class _Capture:
     """A pytest plugin that writes down every example hypothesis gives each @given test."""
 
-    def __init__(self, examples: int | None = None) -> None:
+    def __init__(self, simplest: bool = False) -> None:
         self.recording = Recording()  # its tests are filled by record(), which ranks them
         self.drawn: dict[str, list[tuple[Any, str, tuple]]] = {}  # test -> (kwargs encoded, outcome, simplicity)
-        self._examples = examples  # this many instead of the profile's (the smallest-drawn pool)
+        self._simplest = simplest  # after hypothesis's run, try the simplest inputs too (the smallest-drawn pool)
+        self.simplest: dict[str, list[tuple[Any, str, tuple]]] = {}
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -542,22 +547,19 @@ class _Capture:
             yield
             return
         handle.inner_test = capture
-        # Hypothesis reads a test's settings at each call: the pool's count for this run only.
-        own = getattr(item.obj, "_hypothesis_internal_use_settings", None)
-        if self._examples and own is not None:
-            item.obj._hypothesis_internal_use_settings = hypothesis.settings(own, max_examples=self._examples)
         try:
             outcome = yield
         finally:
             handle.inner_test = inner
-            if own is not None:
-                item.obj._hypothesis_internal_use_settings = own
         if outcome.excinfo is not None:
             why.append("the reference does not pass it")
         if why or not examples:
             self.recording.skipped[name] = why[0] if why else "no examples"
             return
         self.drawn[name] = examples
+        if self._simplest:
+            funcargs = {arg: item.funcargs[arg] for arg in item._fixtureinfo.argnames}
+            self.simplest[name] = simplest_inputs(inner, given, funcargs)
 
 
 def _digest(function: Callable) -> bytes | None:
@@ -578,6 +580,79 @@ def _simplicity(data: Any) -> tuple:
         return ()
 
 
+def simplest_inputs(inner: Callable, given: dict, funcargs: dict) -> list[tuple[Any, str, tuple]]:
+    """The test's simplest inputs, run against the submission in `funcargs` (the reference): (kwargs encoded, outcome, simplicity).
+
+    Drawn as @given draws its arguments (_attempt), from choices written here rather than random
+    ones: the simplest choices of all first, then, best first, those one step up from an input
+    already tried (one choice raised to its next simplest value, every choice after it the
+    simplest). Hypothesis's shrinking walks down to such inputs.
+    """
+    try:
+        from hypothesis.internal.conjecture.choice import ChoiceTooLarge, choice_from_index, choice_permitted, choice_to_index
+    except ImportError:
+        return []  # another hypothesis: no pool, the 25 examples alone
+    strategies = list(given.items())
+    found: dict[tuple, tuple[Any, str]] = {}
+    first = _attempt(inner, strategies, funcargs, ())
+    if first is None:
+        return []
+    longest = len(first[0]) + SIMPLEST_LONGER
+    runs, frontier = 1, [(first[1], 0, (), first)]
+    while frontier and runs < SIMPLEST_RUNS:
+        key, steps, prefix, (nodes, _, outcome, arguments) = heapq.heappop(frontier)
+        if key in found:
+            continue
+        found[key] = (arguments, outcome)
+        if steps >= SIMPLEST_STEPS:
+            continue
+        for at in range(len(prefix), len(nodes)):
+            node = nodes[at]
+            if node.was_forced:
+                continue
+            try:
+                value = choice_from_index(choice_to_index(node.value, node.constraints) + 1, node.type, node.constraints)
+            except (ChoiceTooLarge, AssertionError):  # past the last value there is (a boolean's is 1)
+                continue
+            if not choice_permitted(value, node.constraints):
+                continue
+            step = (*(n.value for n in nodes[:at]), value)
+            tried = _attempt(inner, strategies, funcargs, step)
+            runs += 1
+            if tried is not None and len(tried[0]) <= longest:
+                heapq.heappush(frontier, (tried[1], steps + 1, step, tried))
+    return [(arguments, outcome, key) for key, (arguments, outcome) in found.items()]
+
+
+def _attempt(
+    inner: Callable, strategies: list, funcargs: dict, choices: Any, simplest_after: bool = True
+) -> tuple[Any, tuple, str, Any] | None:
+    """Run the test's body once on the arguments `choices` give: (choice nodes, simplicity, outcome, kwargs encoded).
+
+    Each argument is drawn in turn from its strategy, as @given draws them, then the body's own
+    draws; past the choices given, every choice is the simplest (`simplest_after`). None where
+    the input is not one to keep: it stopped (StopTest), raised, or does not survive JSON.
+    """
+    from hypothesis.control import BuildContext
+    from hypothesis.internal.conjecture.choice import ChoiceTemplate
+    from hypothesis.internal.conjecture.data import ConjectureData
+
+    written = [*choices, ChoiceTemplate("simplest", count=None)] if simplest_after else list(choices)
+    data = ConjectureData.for_choices(written)
+    try:
+        with BuildContext(data, wrapped_test=inner):
+            drawn = {name: data.draw(strategy) for name, strategy in strategies}
+            logs = {k: _DrawLog(v) for k, v in drawn.items() if type(v).__name__ == "DataObject"}
+            kept = {k: kept_as_json(v) for k, v in drawn.items() if k not in logs}
+            outcome = _outcome(inner, funcargs, {**drawn, **logs})
+    except (StopTest, Unrecordable, Departed, Stopped):
+        return None
+    if outcome not in (PASS, REJECT) or any(log.problem for log in logs.values()):
+        return None
+    arguments = [[k, {"$data": logs[k].draws} if k in logs else kept[k]] for k in drawn]
+    return data.nodes, _simplicity(data), outcome, {"$d": arguments}
+
+
 def test_key(item: pytest.Item) -> str:
     return f"{item.path.name}::{getattr(item, 'originalname', item.name)}"
 
@@ -585,24 +660,23 @@ def test_key(item: pytest.Item) -> str:
 def record(run: Callable[..., Any], reference: Callable[[], Any], pool: bool = False) -> Recording:
     """Run every @given test of the hidden tests once against `reference` with `run` (runner.run), writing its examples down.
 
-    With `pool`, a second run draws POOL_DRAWN examples per test, and the recording keeps the simplest.
+    With `pool`, each test's simplest inputs are tried against the reference too, and those it
+    passes make the test's pool.
     """
-    capture, more = _Capture(), _Capture(examples=POOL_DRAWN) if pool else None
+    capture = _Capture(simplest=pool)
     global _recording
     _recording, previous = True, _recording
     try:
         run(reference, "reference", plugins=(capture,))
-        if more is not None:
-            run(reference, "reference", plugins=(more,))
     finally:
         _recording = previous
     recording = capture.recording
     for name, drawn in capture.drawn.items():
-        extra = more.drawn.get(name, []) if more is not None else []
         known = {key for _, _, key in drawn}
-        # Examples the verdict's run did not draw, that the reference passes, each once, the simplest first.
-        fresh = {key: kept for kept, outcome, key in extra if outcome == PASS and key not in known and key != ()}
-        simplest = sorted(fresh)[:POOL_KEPT]
+        # Inputs the verdict's run did not draw, that the reference passes, each once, the simplest first.
+        tried = capture.simplest.get(name, [])
+        fresh = {key: kept for kept, outcome, key in tried if outcome == PASS and key not in known and key != ()}
+        simplest = sorted(fresh)
         # One order of simplicity across both lists; equal ones in the order hypothesis drew them.
         order = sorted([(key, 0, i) for i, (_, _, key) in enumerate(drawn)] + [(key, 1, j) for j, key in enumerate(simplest)])
         rank = {(source, i): index for index, (_, source, i) in enumerate(order)}  # source 0: the 25, 1: the pool
@@ -625,7 +699,7 @@ class Tape:
     def __init__(self, inner: Any, function: str):
         self._inner, self._function = inner, function
         self._log: list[tuple[tuple, dict, Any, BaseException | None, Any]] = []
-        self._recording, self._serving, self._at = True, False, 0
+        self._recording, self._serving, self._at, self._again = True, False, 0, False
 
     def __getattr__(self, name: str) -> Any:
         if name == self._function:
@@ -639,9 +713,13 @@ class Tape:
     def rewind(self) -> None:
         self.serve_from(0)
 
-    def serve_from(self, start: int) -> None:
-        """Answer the next calls from the recorded ones, from `start` on, while they match."""
-        self._recording, self._serving, self._at = False, True, start
+    def serve_from(self, start: int, again: bool = False) -> None:
+        """Answer the next calls from the recorded ones, from `start` on, while they match.
+
+        `again`: a call that returned is asked again (its answer may differ: a counter, a cache),
+        one that raised is not (a hang would be waited for twice).
+        """
+        self._recording, self._serving, self._at, self._again = False, True, start, again
 
     def _call(self, *args: Any, **kwargs: Any) -> Any:
         if self._serving:
@@ -651,7 +729,9 @@ class Tape:
                     self._at += 1
                     if error is not None:
                         raise error.with_traceback(tb)
-                    return value
+                    if not self._again:
+                        return value
+                    return getattr(self._inner, self._function)(*args, **kwargs)
             self._serving = False  # a call the replay did not make: from here on, the submission answers
         function = getattr(self._inner, self._function)
         if not self._recording:
@@ -734,12 +814,16 @@ def run_item(item: pytest.Function) -> bool | None:
                 raised.append((example.rank, index))
     if not differs:
         return True  # every example as the reference had it: hypothesis would pass it too
+    pool = recording.pool.get(test_key(item), [])
     if raised:
         rank, index = min(raised)
-        simpler = _simpler_failure(recording.pool.get(test_key(item), ()), rank, inner, funcargs, tape)
-        if simpler is not None:
-            _fail_with(item, inner, funcargs, decode(simpler[0].data), tape, simpler[1])
-        _fail_with(item, inner, funcargs, decode(examples[index].data), tape, starts[index])
+        simpler = _simpler_failure(pool, rank, inner, funcargs, tape)
+        example, start = simpler if simpler is not None else (examples[index], starts[index])
+        # One less simple than every simplest input (no pool, or a bug only a long input shows):
+        # hypothesis shrinks it, as it would under "shrunk".
+        if pool and example.rank <= pool[-1].rank:
+            _fail_with(item, inner, funcargs, decode(example.data), tape, start)
+        # Or it passed when asked again, as hypothesis's final run asks it: hypothesis decides (flaky).
     # Hypothesis draws the same examples again; the tape answers those the replay already asked.
     if tape is not None:
         tape.rewind()
@@ -795,8 +879,9 @@ class _Final:
 def _fail_with(item: pytest.Function, inner: Callable, funcargs: dict, kwargs: dict, tape: Tape, start: int) -> None:
     """Raise the failure of one recorded example, with the notes hypothesis attaches to the example it shows.
 
-    The example runs again as hypothesis's final run would, its calls answered from the tape.
-    Returns (and hypothesis decides) only if it passes this time.
+    The example runs again as hypothesis's final run would, and its calls are asked again (those
+    that raised are answered from the tape). Returns (and hypothesis decides) only if it passes this
+    time: a submission whose answers change from call to call, which hypothesis calls flaky.
     """
     from hypothesis.reporting import with_reporter
     from hypothesis.vendor.pretty import RepresentationPrinter
@@ -806,7 +891,7 @@ def _fail_with(item: pytest.Function, inner: Callable, funcargs: dict, kwargs: d
     printer.text(" ")
     printer.repr_call(getattr(item, "originalname", item.name), [], {**funcargs, **kwargs}, force_split=True)
     fragments = [printer.getvalue()]
-    tape.serve_from(start)
+    tape.serve_from(start, again=True)
     try:
         with with_reporter(fragments.append), hypothesis.control._current_build_context.with_value(_Final()):
             inner(**funcargs, **kwargs)

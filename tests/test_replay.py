@@ -386,7 +386,7 @@ def test_the_page_gets_the_recording_in_its_kit_zip_and_finds_it_beside_its_sess
     assert "replay.ENV_FILE" in session and f'with_name("{web_build.REPLAY_FILE}")' in session
     # Nothing of the reference travels with it: the examples and how the tests took them, no answers.
     assert set(shipped) == {"format", "hypothesis", "modules", "skipped", "tests", "pool"}
-    assert {outcome for examples in shipped["tests"].values() for _, outcome, _ in examples} <= {"pass", "reject", "stop"}
+    assert {outcome for examples in shipped["tests"].values() for _, outcome, *_ in examples} <= {"pass", "reject", "stop"}
     # The pool of simplest inputs goes too (counterexample = "smallest-drawn", this exercise's setting).
     assert (
         EXERCISE.counterexample == replay.SMALLEST_DRAWN and shipped["pool"] and shipped["pool"].keys() == shipped["tests"].keys()
@@ -695,3 +695,58 @@ def test_the_pool_never_decides_a_verdict_only_which_failing_example_is_shown(mo
     verdict = {t.name: t for t in report.tests}["test_gamma_0_scores_the_fmean_alone"]
     assert verdict.status == "fail"
     assert verdict.message.endswith(f"\nmeteor_score({drawn[-1][0]!r}, {drawn[-1][1]!r})")
+
+
+class WrongOnLong(Counting):
+    """The reference, except where the candidate has seven words or more: it answers 1.5 there (or times out).
+
+    `calls` gets (the test, the candidate) of each such call.
+    """
+
+    def __init__(self, calls: list, kind: str = "value"):
+        super().__init__(calls)
+        self.kind = kind
+
+    def meteor_score(self, reference, candidate, **params):
+        if len(candidate.split()) >= 7:
+            self.calls.append((os.environ.get("PYTEST_CURRENT_TEST", "").split("::")[-1].split(" ")[0], candidate))
+            if self.kind == "timeout":
+                from grader.core.submission import SubmissionError
+
+                raise SubmissionError("timeout", "the call took longer than 2 s")
+            return 1.5
+        return self.reference.meteor_score(reference, candidate, **params)
+
+
+def test_a_failing_example_less_simple_than_every_simplest_input_is_simplified(monkeypatch):
+    """No input of the pool has seven words: the drawn one that fails is simplified, as shrinking would."""
+    monkeypatch.setenv(replay.ENV_COUNTEREXAMPLE, replay.SMALLEST_DRAWN)
+    recording = replay.ensure(run)
+    key = "test_properties.py::test_gamma_0_scores_the_fmean_alone"
+    assert all(len(replay.decode(e.data)["candidate"]) < 7 for e in recording.pool[key])
+    drawn = [replay.decode(e.data) for e in recording.tests[key]]
+    assert max(len(d["candidate"]) for d in drawn) >= 8  # so the example that fails is less simple than the answer
+    report = run(lambda: WrongOnLong([]), "wrong-on-long", tiers=("properties",))
+    verdict = {t.name: t for t in report.tests}["test_gamma_0_scores_the_fmean_alone"]
+    assert verdict.status == "fail"
+    assert verdict.message.endswith(f"\nmeteor_score('', {' '.join(['the'] * 7)!r})"), verdict.message
+    # And hypothesis, shrinking, ends on the same one.
+    monkeypatch.setenv(replay.ENV_COUNTEREXAMPLE, replay.SHRUNK)
+    shrunk = {t.name: t for t in run(lambda: WrongOnLong([]), "wrong-on-long", tiers=("properties",)).tests}
+    assert shrunk["test_gamma_0_scores_the_fmean_alone"].message == verdict.message
+
+
+def test_simplifying_stops_at_a_call_that_timed_out(monkeypatch):
+    monkeypatch.setenv(replay.ENV_COUNTEREXAMPLE, replay.SMALLEST_DRAWN)
+    recording = replay.ensure(run)
+    hung: list = []
+    report = run(lambda: WrongOnLong(hung, kind="timeout"), "hangs-on-long", tiers=("properties",))
+    test = "test_gamma_0_scores_the_fmean_alone"
+    assert {t.name: t for t in report.tests}[test].status == "timeout"
+    # Each drawn example of seven words or more timed out once, then one try of the simplifying,
+    # which stopped there; the example shown was answered from the tape, not waited for again.
+    drawn = [replay.decode(e.data) for e in recording.tests[f"test_properties.py::{test}"]]
+    long_ones = [" ".join(d["candidate"]) for d in drawn if len(d["candidate"]) >= 7]
+    asked = [candidate for name, candidate in hung if name == test]
+    assert len(long_ones) >= 2 and asked[: len(long_ones)] == long_ones
+    assert len(asked) == len(long_ones) + 1

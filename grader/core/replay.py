@@ -42,8 +42,9 @@ import pytest
 from hypothesis.errors import StopTest, UnsatisfiedAssumption
 
 from grader.core import exercise
+from grader.core.submission import SubmissionError
 
-FORMAT = 4  # 2: the draws of st.data() tests; 3: the smallest-drawn pool, ranks across it; 4: its simplest inputs
+FORMAT = 5  # 2: the draws of st.data() tests; 3: the smallest-drawn pool, ranks across it; 4: its simplest inputs; 5: choices
 # "0" turns replay off (the benchmark's "before", and a way to rule it out when in doubt).
 ENV_SWITCH = "KIT_REPLAY"
 # Where the page (or anyone) keeps a recording of its own; otherwise build/cache holds it.
@@ -61,6 +62,9 @@ SHRUNK, SMALLEST_DRAWN = "shrunk", "smallest-drawn"
 # failing example of the 25 and the pool: on 300 mutants, the very one hypothesis shrank to in 96 %
 # of failing tests (docs/performance.md), at the cost of a few calls instead of shrinking's hundreds.
 SIMPLEST_STEPS, SIMPLEST_LONGER, SIMPLEST_RUNS = 4, 16, 2000
+# Where only a drawn example less simple than the whole pool fails, it is simplified (`simplified`):
+# at most SIMPLIFY_TRIES simpler choices tried.
+SIMPLIFY_TRIES = 300
 # The engine's sources the recording depends on (besides the exercise's files and hypothesis's version).
 ENGINE_SOURCES = ("grader/core/replay.py", "grader/core/tests_plugin.py")
 
@@ -344,6 +348,7 @@ class Example:
     data: dict  # the kwargs the test received, encoded: decoded afresh for each run, which may mutate them
     outcome: str  # pass | reject | stop
     rank: int  # its place in hypothesis's order of simplicity (shortlex of its choices): 0 is simplest
+    choices: list | None = None  # with the pool, the 25's choices, encoded: where `simplified` starts
 
 
 @dataclass
@@ -356,7 +361,10 @@ class Recording:
 
     def as_json(self) -> dict:
         def rows(examples: dict[str, list[Example]]) -> dict:
-            return {name: [[e.data, e.outcome, e.rank] for e in listed] for name, listed in examples.items()}
+            return {
+                name: [[e.data, e.outcome, e.rank] + ([e.choices] if e.choices is not None else []) for e in listed]
+                for name, listed in examples.items()
+            }
 
         return {
             "format": FORMAT,
@@ -374,7 +382,7 @@ def from_json(data: dict) -> Recording | None:
         return None
 
     def examples(rows: dict) -> dict[str, list[Example]]:
-        return {name: [Example(kwargs, outcome, rank) for kwargs, outcome, rank in listed] for name, listed in rows.items()}
+        return {name: [Example(*row) for row in listed] for name, listed in rows.items()}
 
     skipped, modules = dict(data.get("skipped", {})), dict(data.get("modules", {}))
     return Recording(examples(data["tests"]), skipped, modules, examples(data.get("pool", {})))
@@ -484,7 +492,7 @@ class _Capture:
 
     def __init__(self, simplest: bool = False) -> None:
         self.recording = Recording()  # its tests are filled by record(), which ranks them
-        self.drawn: dict[str, list[tuple[Any, str, tuple]]] = {}  # test -> (kwargs encoded, outcome, simplicity)
+        self.drawn: dict[str, list[tuple[Any, str, tuple, Any]]] = {}  # test -> (kwargs encoded, outcome, simplicity, choices)
         self._simplest = simplest  # after hypothesis's run, try the simplest inputs too (the smallest-drawn pool)
         self.simplest: dict[str, list[tuple[Any, str, tuple]]] = {}
 
@@ -502,7 +510,7 @@ class _Capture:
         name = test_key(item)
         self.recording.modules[item.path.name] = module_digest(item.path)
         inner = handle.inner_test
-        examples: list[tuple[Any, str, tuple]] = []
+        examples: list[tuple[Any, str, tuple, Any]] = []
         why: list[str] = []
 
         # Hypothesis seeds a derandomized test from its function's source and signature: the
@@ -539,7 +547,7 @@ class _Capture:
                     # The arguments in their order, each st.data() one as its draws (encode's "$d" form).
                     arguments = [[k, {"$data": logs[k].draws} if k in logs else kept.get(k)] for k in drawn]
                     # Hypothesis's order of simplicity covers the body's draws too: taken after them.
-                    examples.append(({"$d": arguments}, outcome, _simplicity(data)))
+                    examples.append(({"$d": arguments}, outcome, _simplicity(data), _choices(data) if self._simplest else None))
             return result
 
         if _digest(capture) != _digest(inner):
@@ -560,6 +568,14 @@ class _Capture:
         if self._simplest:
             funcargs = {arg: item.funcargs[arg] for arg in item._fixtureinfo.argnames}
             self.simplest[name] = simplest_inputs(inner, given, funcargs)
+
+
+def _choices(data: Any) -> list | None:
+    """The example's choices, encoded (None if one is not JSON's: bytes, say)."""
+    try:
+        return encode(list(data.choices))
+    except (Unrecordable, AttributeError):
+        return None
 
 
 def _digest(function: Callable) -> bytes | None:
@@ -595,7 +611,7 @@ def simplest_inputs(inner: Callable, given: dict, funcargs: dict) -> list[tuple[
     strategies = list(given.items())
     found: dict[tuple, tuple[Any, str]] = {}
     first = _attempt(inner, strategies, funcargs, ())
-    if first is None:
+    if first is None or first[2] == RAISED:
         return []
     longest = len(first[0]) + SIMPLEST_LONGER
     runs, frontier = 1, [(first[1], 0, (), first)]
@@ -619,9 +635,109 @@ def simplest_inputs(inner: Callable, given: dict, funcargs: dict) -> list[tuple[
             step = (*(n.value for n in nodes[:at]), value)
             tried = _attempt(inner, strategies, funcargs, step)
             runs += 1
-            if tried is not None and len(tried[0]) <= longest:
+            if tried is not None and tried[2] != RAISED and len(tried[0]) <= longest:
                 heapq.heappush(frontier, (tried[1], steps + 1, step, tried))
     return [(arguments, outcome, key) for key, (arguments, outcome) in found.items()]
+
+
+def simplified(inner: Callable, given: dict, funcargs: dict, choices: list, tape: Tape, start: int) -> tuple[dict, int] | None:
+    """A simpler input than the failing one `choices` give that fails too, and where its calls begin on the tape.
+
+    Hypothesis's shrinking in small, for a failing example less simple than every simplest input.
+    Passes over its choices, each taking every simpler input that still fails as it goes: leave
+    out a run of choices (8, 4, 2 or 1 of them: a list's element and its "one more"), lower the
+    choices that repeat one value together (a word in both lists), lower each choice (to its
+    simplest value, halfway there, one less; a float also rounded); again while a pass found one.
+    At most SIMPLIFY_TRIES tries, and none after a call that timed out, crashed or found the budget
+    spent (each more would be waited for). None if it found none. The example's own calls (from
+    `start` on the tape) are answered from the tape.
+    """
+    try:
+        from hypothesis.internal.conjecture.choice import ChoiceTooLarge, choice_from_index, choice_permitted, choice_to_index
+    except ImportError:
+        return None
+    strategies = list(given.items())
+    tape.serve_from(start)
+    try:
+        with _in_test():
+            best = _attempt(inner, strategies, funcargs, decode(choices), simplest_after=False)
+    finally:
+        tape.record_from_here()
+    if best is None or best[2] != RAISED:
+        return None
+
+    def lower(node: Any) -> list:
+        """Simpler values for one choice: its simplest, halfway there, one less; a float also rounded."""
+        index = choice_to_index(node.value, node.constraints)
+        if node.was_forced or index == 0:
+            return []
+        values = []
+        for less in sorted({0, index // 2, index - 1}):
+            try:
+                values.append(choice_from_index(less, node.type, node.constraints))
+            except (ChoiceTooLarge, AssertionError):
+                continue
+        if node.type == "float" and math.isfinite(node.value):
+            values += [float(math.floor(node.value)), float(math.ceil(node.value)), round(node.value, 1)]
+        return [v for v in values if choice_permitted(v, node.constraints) and choice_to_index(v, node.constraints) < index]
+
+    found: tuple[dict, int] | None = None
+    tries = 0
+
+    def better(candidate: list) -> bool:
+        """Whether `candidate` fails and is simpler than the best so far (then it is the best)."""
+        nonlocal best, found, tries
+        tries += 1
+        begins = tape.position
+        with _in_test():
+            tried = _attempt(inner, strategies, funcargs, candidate)
+        if tape.waited_since(begins):
+            tries = SIMPLIFY_TRIES  # a call that hung or crashed: each more would be waited for
+            return False
+        if tried is None or tried[2] != RAISED or not tried[1] < best[1]:
+            return False
+        best, found = tried, (tried[3], begins)
+        return True
+
+    # Passes over the choices, as hypothesis's shrinker makes them, each going on from where it
+    # improved; again while a pass improved anything.
+    improved = True
+    while improved and tries < SIMPLIFY_TRIES:
+        improved = False
+        for size in (8, 4, 2, 1):  # leave out a run of choices (a list's element and its "one more")
+            at = len(best[0]) - size
+            while at >= 0 and tries < SIMPLIFY_TRIES:
+                values = [node.value for node in best[0]]
+                if better(values[:at] + values[at + size :]):
+                    improved = True
+                    at = min(at, len(best[0]) - size)
+                else:
+                    at -= 1
+        # Choices that repeat one value (a word in both lists, say) go down together.
+        alike: dict[tuple, list[int]] = {}
+        for at, node in enumerate(best[0]):
+            alike.setdefault((node.type, repr(node.value), repr(node.constraints)), []).append(at)
+        for places in [p for p in alike.values() if len(p) > 1]:
+            nodes = best[0]
+            for value in lower(nodes[places[0]]) if places[-1] < len(nodes) else []:
+                if tries >= SIMPLIFY_TRIES:
+                    break
+                values = [node.value for node in nodes]
+                if better([value if at in places else v for at, v in enumerate(values)]):
+                    improved = True
+                    break
+        at = 0
+        while at < len(best[0]) and tries < SIMPLIFY_TRIES:  # each choice down, the simplest value first
+            nodes = best[0]
+            for value in lower(nodes[at]):
+                if tries >= SIMPLIFY_TRIES:
+                    break
+                values = [node.value for node in nodes]
+                if better(values[:at] + [value] + values[at + 1 :]):
+                    improved = True
+                    break
+            at += 1
+    return found
 
 
 def _attempt(
@@ -630,8 +746,9 @@ def _attempt(
     """Run the test's body once on the arguments `choices` give: (choice nodes, simplicity, outcome, kwargs encoded).
 
     Each argument is drawn in turn from its strategy, as @given draws them, then the body's own
-    draws; past the choices given, every choice is the simplest (`simplest_after`). None where
-    the input is not one to keep: it stopped (StopTest), raised, or does not survive JSON.
+    draws; past the choices given, every choice is the simplest (`simplest_after`). The outcome is
+    PASS, REJECT or RAISED; None where the input is not one to keep: hypothesis would have stopped
+    it (StopTest: the choices ran out), or it does not survive JSON.
     """
     from hypothesis.control import BuildContext
     from hypothesis.internal.conjecture.choice import ChoiceTemplate
@@ -647,7 +764,7 @@ def _attempt(
             outcome = _outcome(inner, funcargs, {**drawn, **logs})
     except (StopTest, Unrecordable, Departed, Stopped):
         return None
-    if outcome not in (PASS, REJECT) or any(log.problem for log in logs.values()):
+    if outcome not in (PASS, REJECT, RAISED) or any(log.problem for log in logs.values()):
         return None
     arguments = [[k, {"$data": logs[k].draws} if k in logs else kept[k]] for k in drawn]
     return data.nodes, _simplicity(data), outcome, {"$d": arguments}
@@ -672,15 +789,17 @@ def record(run: Callable[..., Any], reference: Callable[[], Any], pool: bool = F
         _recording = previous
     recording = capture.recording
     for name, drawn in capture.drawn.items():
-        known = {key for _, _, key in drawn}
+        known = {key for _, _, key, _ in drawn}
         # Inputs the verdict's run did not draw, that the reference passes, each once, the simplest first.
         tried = capture.simplest.get(name, [])
         fresh = {key: kept for kept, outcome, key in tried if outcome == PASS and key not in known and key != ()}
         simplest = sorted(fresh)
         # One order of simplicity across both lists; equal ones in the order hypothesis drew them.
-        order = sorted([(key, 0, i) for i, (_, _, key) in enumerate(drawn)] + [(key, 1, j) for j, key in enumerate(simplest)])
+        order = sorted([(key, 0, i) for i, (_, _, key, _) in enumerate(drawn)] + [(key, 1, j) for j, key in enumerate(simplest)])
         rank = {(source, i): index for index, (_, source, i) in enumerate(order)}  # source 0: the 25, 1: the pool
-        recording.tests[name] = [Example(kept, outcome, rank[0, i]) for i, (kept, outcome, _) in enumerate(drawn)]
+        recording.tests[name] = [
+            Example(kept, outcome, rank[0, i], choices) for i, (kept, outcome, _, choices) in enumerate(drawn)
+        ]
         if simplest:
             recording.pool[name] = [Example(fresh[key], PASS, rank[1, j]) for j, key in enumerate(simplest)]
     return recording
@@ -712,6 +831,14 @@ class Tape:
 
     def rewind(self) -> None:
         self.serve_from(0)
+
+    def record_from_here(self) -> None:
+        """Record the calls from here on (after serve_from), as at the start."""
+        self._recording, self._serving = True, False
+
+    def waited_since(self, start: int) -> bool:
+        """Whether a call recorded from `start` on timed out, crashed or found the budget spent."""
+        return any(isinstance(error, SubmissionError) and error.kind != "exception" for _, _, _, error, _ in self._log[start:])
 
     def serve_from(self, start: int, again: bool = False) -> None:
         """Answer the next calls from the recorded ones, from `start` on, while they match.
@@ -815,15 +942,18 @@ def run_item(item: pytest.Function) -> bool | None:
     if not differs:
         return True  # every example as the reference had it: hypothesis would pass it too
     pool = recording.pool.get(test_key(item), [])
-    if raised:
+    if raised and pool:  # with no pool (another hypothesis version) it shrinks below
         rank, index = min(raised)
         simpler = _simpler_failure(pool, rank, inner, funcargs, tape)
         example, start = simpler if simpler is not None else (examples[index], starts[index])
-        # One less simple than every simplest input (no pool, or a bug only a long input shows):
-        # hypothesis shrinks it, as it would under "shrunk".
-        if pool and example.rank <= pool[-1].rank:
-            _fail_with(item, inner, funcargs, decode(example.data), tape, start)
-        # Or it passed when asked again, as hypothesis's final run asks it: hypothesis decides (flaky).
+        shown = example.data
+        if example.rank > pool[-1].rank and example.choices is not None:
+            # Less simple than every simplest input (a bug only a longer input shows): simplified.
+            found = simplified(inner, handle._given_kwargs, funcargs, example.choices, tape, start)
+            if found is not None:
+                shown, start = found
+        _fail_with(item, inner, funcargs, decode(shown), tape, start)
+        # It passed when asked again, as hypothesis's final run asks it: hypothesis decides (flaky).
     # Hypothesis draws the same examples again; the tape answers those the replay already asked.
     if tape is not None:
         tape.rewind()

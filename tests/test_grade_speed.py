@@ -666,6 +666,86 @@ def test_a_submission_s_group_yields_when_ours_is_the_kernel_s_default_group(mon
         spinner.wait()
 
 
+def _state(pid: int) -> str:
+    """The process's state letter: R running, S sleeping, T stopped."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+
+def test_a_held_call_stops_while_something_waits_for_a_cpu_and_goes_on_while_one_idles(monkeypatch):
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        time.sleep(0.3)
+        machine = {"waited": 0.0, "idled": 0.0}  # seconds, as /proc/pressure/cpu and /proc/stat count them
+        monkeypatch.setattr(renice, "_waited_for_cpu", lambda: machine["waited"])
+        monkeypatch.setattr(renice, "_idle_seconds", lambda: machine["idled"])
+        held = renice.Held([spinner.pid, sleeper.pid])
+
+        def tick(waited: float = 0.0, idled: float = 0.0) -> tuple[str, str]:
+            time.sleep(0.05)
+            machine["waited"] += waited
+            machine["idled"] += idled
+            held.tick()
+            time.sleep(0.05)
+            return _state(spinner.pid), _state(sleeper.pid)
+
+        assert tick() == ("R", "S")  # nothing waited for a CPU: it runs on
+        # Each tick spans about 0.1 s. Something waited a third of it: the one that runs stops,
+        # the one that sleeps is left alone.
+        assert tick(waited=0.03) == ("T", "S")
+        assert tick(waited=0.03, idled=0.02) == ("T", "S")  # CPUs idle a fifth of one CPU's time: not enough
+        assert tick(idled=0.1) == ("R", "S")  # a whole CPU idled: it goes on
+        assert tick(waited=0.03) == ("T", "S")
+        held.release()
+        time.sleep(0.05)
+        assert (_state(spinner.pid), held.held, held.stopped) == ("R", [], [])
+    finally:
+        for process in (spinner, sleeper):
+            process.kill()
+            process.wait()
+
+
+def test_a_stalled_call_is_stopped_while_others_wait_for_a_cpu_and_a_sleeping_one_still_answers():
+    """Under a machine crowded by spinners of ours: the spinning call is held, the sleeping one answers."""
+    from grader.core.submission import SubmissionError
+
+    if renice._waited_for_cpu() is None:
+        pytest.fail("this kernel has no /proc/pressure/cpu: stalled calls only yield here")
+    head = "import time\n\ndef meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
+    crowd = [
+        subprocess.Popen([sys.executable, "-c", f"import os\nos.sched_setaffinity(0, {{{cpu}}})\nwhile True: pass\n"])
+        for cpu in sorted(os.sched_getaffinity(0))
+        for _ in range(2)
+    ]
+    try:
+        states: list[str] = []
+        with SandboxedSubmission("student.py", source=head + "    while True: pass\n", timeout=2.0) as box:
+            pids = box._jail.submission_processes()
+
+            def look():
+                time.sleep(1.2)  # past half its time limit: stalled
+                while time.monotonic() < started + 1.9:
+                    states.extend(_state(pid) for pid in pids if _alive(pid))
+                    time.sleep(0.02)
+
+            started = time.monotonic()
+            watcher = threading.Thread(target=look)
+            watcher.start()
+            with pytest.raises(SubmissionError) as ended:
+                box.meteor_score("a", "b")
+            watcher.join()
+            assert ended.value.kind == "timeout"
+            assert box.meteor_score.__self__ is box  # the same box goes on, with a fresh child
+        assert "T" in states, (states, _scheduling())
+        source = head + "    time.sleep(1.3)\n    return 0.5\n"
+        with SandboxedSubmission("student.py", source=source, timeout=2.0) as box:
+            assert box.meteor_score("a", "b") == 0.5
+    finally:
+        for process in crowd:
+            process.kill()
+            process.wait()
+
+
 def _priority(pid) -> tuple[int, int]:
     return os.sched_getscheduler(pid), os.getpriority(os.PRIO_PROCESS, pid)
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from grader.sandbox import wire
 from grader.sandbox.jail import Jail
-from grader.sandbox.renice import SlowCalls
+from grader.sandbox.renice import TICK, SlowCalls
 from grader.sandbox.wire import CONTROL_LIMIT, READ_SIZE
 
 
@@ -79,10 +79,15 @@ class ChildPipes:
                 return None
             if slow_at is not None:
                 left = min(left, max(slow_at - time.monotonic(), 0.0))
+            elif self.slow.held is not None:
+                left = min(left, TICK)
             ready = select.select([resp_r, ctl_r], [], [], left)[0]
             if not ready and slow_at is not None and time.monotonic() >= slow_at:
                 slow_at = None
                 self.slow.stalled()
+                continue
+            if not ready and self.slow.held is not None:
+                self.slow.tick()
                 continue
             if resp_r in ready:
                 # Read only while no whole line is buffered (AnswerLines keeps what it holds bounded).

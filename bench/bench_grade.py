@@ -82,7 +82,13 @@ def make_class(directory: Path, size: int, seed: int = 1) -> dict[str, int]:
 
 
 class PeakMemory:
-    """The largest total resident memory of a process and all its descendants, sampled."""
+    """The largest total resident memory of a process and all its descendants, sampled every INTERVAL.
+
+    Each sample reads /proc/PID/stat of every process: sampled every 0.05 s, that work took 2-4 %
+    of a diverse class's time from the grading (15.2-15.6 s against 15.0 s).
+    """
+
+    INTERVAL = 0.5
 
     def __init__(self, pid: int):
         self.pid, self.peak, self._stop = pid, 0, threading.Event()
@@ -90,7 +96,7 @@ class PeakMemory:
         self._thread.start()
 
     def _run(self) -> None:
-        while not self._stop.wait(0.05):
+        while not self._stop.wait(self.INTERVAL):
             self.peak = max(self.peak, tree_rss(self.pid))
 
     def stop(self) -> int:

@@ -463,6 +463,20 @@ def test_hypothesis_locates_failures_from_their_last_frame_with_the_same_runs_an
     assert "Hypothesis found 3 distinct failures" in messages
 
 
+def test_a_test_with_several_distinct_failures_shows_the_simplest_example_and_how_many(shrunk):
+    """Hypothesis reports failures that raise from different places apart, as one ExceptionGroup:
+    the student is shown the simplest one's example (hypothesis lists them simplest last)."""
+    import re
+
+    report = run(lambda: FailingThreeWays([]), "three ways", tiers=("properties",))
+    several = [t for t in report.tests if "distinct failures" in t.message]
+    assert several
+    for test in several:
+        assert "Falsifying example" in test.message and "ExceptionGroup" not in test.message, test.message
+        assert re.search(r"\nHypothesis found [23] distinct failures; the simplest is shown\.$", test.message)
+        assert test.status in ("fail", "error")
+
+
 def _raise_from(depth: int, chained: bool) -> BaseException:
     def inner(n):
         if n:

@@ -236,7 +236,17 @@ def tier_of(item: pytest.Item) -> str:
 def classify(excinfo: pytest.ExceptionInfo | None, tier: str) -> tuple[str, str]:
     if excinfo is None:
         return "pass", ""
-    exc = excinfo.value
+    return _classify(excinfo.value, tier)
+
+
+def _classify(exc: BaseException, tier: str) -> tuple[str, str]:
+    bugs = getattr(exc, "exceptions", None)
+    if bugs and _found_several(exc):
+        # Hypothesis tells apart failures that raise from different places, and reports each
+        # with its own example. Shown as one group, the student saw no example at all: the
+        # simplest one (hypothesis lists them simplest last), and how many there are.
+        status, message = _classify(bugs[-1], tier)
+        return status, f"{message}\nHypothesis found {len(bugs)} distinct failures; the simplest is shown."
     notes = hypothesis_notes(exc) if tier == "properties" else ""
     if isinstance(exc, LoadError):
         return "error", f"{LOAD_PREFIX}{exc}"
@@ -257,6 +267,10 @@ def classify(excinfo: pytest.ExceptionInfo | None, tier: str) -> tuple[str, str]
 # Hypothesis's own account of a flaky test goes on with the traceback it expected, which names
 # the kit's files: the student is told what happened in their terms instead.
 _NOT_REPRODUCED = "Failed to reproduce exception."
+
+
+def _found_several(exc: BaseException) -> bool:
+    return isinstance(exc, BaseExceptionGroup) and not _is_flaky(exc) and "distinct failures" in str(exc)
 
 
 def _is_flaky(exc: BaseException) -> bool:

@@ -600,6 +600,17 @@ def _simplicity(data: Any) -> tuple:
         return ()
 
 
+def _value_at(node: Any, index: int) -> Any:
+    """The choice's `index`-th simplest value, or None where it has none (a boolean has two) or it is not allowed."""
+    from hypothesis.internal.conjecture.choice import ChoiceTooLarge, choice_from_index, choice_permitted
+
+    try:
+        value = choice_from_index(index, node.type, node.constraints)
+    except (ChoiceTooLarge, AssertionError):  # past the last value there is
+        return None
+    return value if choice_permitted(value, node.constraints) else None
+
+
 def simplest_inputs(inner: Callable, given: dict, funcargs: dict) -> list[tuple[Any, str, tuple]]:
     """The test's simplest inputs, run against the submission in `funcargs` (the reference): (kwargs encoded, outcome, simplicity).
 
@@ -609,7 +620,7 @@ def simplest_inputs(inner: Callable, given: dict, funcargs: dict) -> list[tuple[
     simplest). Hypothesis's shrinking walks down to such inputs.
     """
     try:
-        from hypothesis.internal.conjecture.choice import ChoiceTooLarge, choice_from_index, choice_permitted, choice_to_index
+        from hypothesis.internal.conjecture.choice import choice_to_index
     except ImportError:
         return []  # another hypothesis: no pool, the 25 examples alone
     strategies = list(given.items())
@@ -628,13 +639,8 @@ def simplest_inputs(inner: Callable, given: dict, funcargs: dict) -> list[tuple[
             continue
         for at in range(len(prefix), len(nodes)):
             node = nodes[at]
-            if node.was_forced:
-                continue
-            try:
-                value = choice_from_index(choice_to_index(node.value, node.constraints) + 1, node.type, node.constraints)
-            except (ChoiceTooLarge, AssertionError):  # past the last value there is (a boolean's is 1)
-                continue
-            if not choice_permitted(value, node.constraints):
+            value = None if node.was_forced else _value_at(node, choice_to_index(node.value, node.constraints) + 1)
+            if value is None:
                 continue
             step = (*(n.value for n in nodes[:at]), value)
             tried = _attempt(inner, strategies, funcargs, step)
@@ -657,7 +663,7 @@ def simplified(inner: Callable, given: dict, funcargs: dict, choices: list, tape
     `start` on the tape) are answered from the tape.
     """
     try:
-        from hypothesis.internal.conjecture.choice import ChoiceTooLarge, choice_from_index, choice_permitted, choice_to_index
+        from hypothesis.internal.conjecture.choice import choice_permitted, choice_to_index
     except ImportError:
         return None
     strategies = list(given.items())
@@ -675,15 +681,14 @@ def simplified(inner: Callable, given: dict, funcargs: dict, choices: list, tape
         index = choice_to_index(node.value, node.constraints)
         if node.was_forced or index == 0:
             return []
-        values = []
-        for less in sorted({0, index // 2, index - 1}):
-            try:
-                values.append(choice_from_index(less, node.type, node.constraints))
-            except (ChoiceTooLarge, AssertionError):
-                continue
+        values = [_value_at(node, less) for less in sorted({0, index // 2, index - 1})]
         if node.type == "float" and math.isfinite(node.value):
             values += [float(math.floor(node.value)), float(math.ceil(node.value)), round(node.value, 1)]
-        return [v for v in values if choice_permitted(v, node.constraints) and choice_to_index(v, node.constraints) < index]
+        return [
+            v
+            for v in values
+            if v is not None and choice_permitted(v, node.constraints) and choice_to_index(v, node.constraints) < index
+        ]
 
     found: tuple[dict, int] | None = None
     tries = 0
@@ -717,7 +722,9 @@ def simplified(inner: Callable, given: dict, funcargs: dict, choices: list, tape
                     at = min(at, len(best[0]) - size)
                 else:
                     at -= 1
-        # Choices that repeat one value (a word in both lists, say) go down together.
+        # Choices that repeat one value (a word in both lists, say) go down together. The places
+        # are those of the input the pass began with; after a change they may point elsewhere,
+        # which only makes a try fail (so the guard on their length).
         alike: dict[tuple, list[int]] = {}
         for at, node in enumerate(best[0]):
             alike.setdefault((node.type, repr(node.value), repr(node.constraints)), []).append(at)

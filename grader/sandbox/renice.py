@@ -165,11 +165,17 @@ class Held:
                 continue  # gone already, or no pidfds here
         self.stopped: list[int] = []  # the pidfds stopped now
         self.at, self.waited, self.idled = time.monotonic(), _waited_for_cpu(), _idle_seconds()
+        if self.waited is None or self.idled is None:
+            self.release()  # nothing to look at: nothing held, no tick
+
+    @property
+    def holding(self) -> bool:
+        return bool(self.held)
 
     def tick(self) -> None:
         now, waited, idled = time.monotonic(), _waited_for_cpu(), _idle_seconds()
         span = now - self.at
-        if waited is None or idled is None or self.waited is None or self.idled is None or span <= 0:
+        if waited is None or idled is None or span <= 0:
             return
         if not self.stopped and waited - self.waited > CROWDED * span:
             # Only those running: one that sleeps (time.sleep) needs no CPU to answer when it wakes.
@@ -214,7 +220,7 @@ def _waited_for_cpu() -> float | None:
         return None
 
 
-_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def _idle_seconds() -> float | None:
@@ -253,7 +259,8 @@ class SlowCalls:
     def stalled(self) -> None:
         processes = self.processes()
         self.had = yield_cpu(processes)
-        self.held = Held(processes)
+        held = Held(processes)
+        self.held = held if held.holding else None  # none left, or no pressure information: it only yields
         if self.on_slow is not None:
             hook, self.on_slow = self.on_slow, None
             hook()

@@ -705,6 +705,52 @@ def test_a_held_call_stops_while_something_waits_for_a_cpu_and_goes_on_while_one
             process.wait()
 
 
+def test_a_held_process_that_runs_without_getting_a_cpu_is_left_to_answer(monkeypatch):
+    """One woken from a sleep past its stall is running, but the crowd keeps it off the CPUs: stopped
+    there, it could never answer (as in CI, stop 28). Only one that was on a CPU stops."""
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.3)
+        machine = {"waited": 0.0, "ran": 0.0}
+        monkeypatch.setattr(renice, "_waited_for_cpu", lambda: machine["waited"])
+        monkeypatch.setattr(renice, "_idle_seconds", lambda: 0.0)
+        monkeypatch.setattr(renice, "_cpu_seconds", lambda pid: machine["ran"])
+        held = renice.Held([spinner.pid])
+
+        def tick(ran: float) -> str:
+            time.sleep(0.05)
+            machine["waited"] += 0.03
+            machine["ran"] += ran
+            held.tick()
+            time.sleep(0.05)
+            return _state(spinner.pid)
+
+        assert tick(ran=0.0) == "R"  # crowded, but it did not get a CPU: it costs nobody anything
+        assert tick(ran=0.002) == "R"  # 2 ms of a tick of 0.1 s: what waking to answer takes
+        assert tick(ran=0.03) == "T"  # a third of the tick on a CPU others waited for: held
+        held.release()
+    finally:
+        spinner.kill()
+        spinner.wait()
+
+
+_CROWD = """import os, time
+os.setsid()
+for _ in range(40):
+    try:
+        with open("/proc/self/autogroup", "w") as f:
+            f.write("19")
+        break
+    except BlockingIOError:
+        time.sleep(0.025)
+    except OSError:
+        break
+os.setpriority(os.PRIO_PROCESS, 0, 19)
+os.sched_setaffinity(0, {{{cpu}}})
+while True: pass
+"""
+
+
 def test_a_stalled_call_is_stopped_while_others_wait_for_a_cpu_and_a_sleeping_one_still_answers():
     """Under a machine crowded by spinners of ours: the spinning call is held, the sleeping one answers."""
     from grader.core.submission import SubmissionError
@@ -712,11 +758,9 @@ def test_a_stalled_call_is_stopped_while_others_wait_for_a_cpu_and_a_sleeping_on
     if renice._waited_for_cpu() is None:
         pytest.fail("this kernel has no /proc/pressure/cpu: stalled calls only yield here")
     head = "import time\n\ndef meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
-    crowd = [
-        subprocess.Popen([sys.executable, "-c", f"import os\nos.sched_setaffinity(0, {{{cpu}}})\nwhile True: pass\n"])
-        for cpu in sorted(os.sched_getaffinity(0))
-        for _ in range(2)
-    ]
+    # A crowd that yields as a stalled call does (sessions, and so autogroups, of their own at
+    # nice 19): one at our priority would leave the call no CPU to take from anyone.
+    crowd = [subprocess.Popen([sys.executable, "-c", _CROWD.format(cpu=cpu)]) for cpu in sorted(os.sched_getaffinity(0)) for _ in range(2)]
     try:
         states: list[str] = []
         with SandboxedSubmission("student.py", source=head + "    while True: pass\n", timeout=2.0) as box:

@@ -15,6 +15,7 @@ YIELDING_NICE = 19  # the niceness of a stalled call's processes
 AUTOGROUP_TRIES = 8  # writes of an autogroup's niceness the kernel refused for now (see _set_autogroup)
 TICK = 0.02  # seconds between two looks at the machine while a stalled call is held (see Held)
 CROWDED = 0.1  # ... held (stopped) once something waited for a CPU this share of that time
+BUSY = 0.05  # ... those of its processes that ran this share of that time (a spinner, not one just woken)
 IDLE = 0.5  # ... let go on once the CPUs idled this share of one CPU's time
 
 
@@ -150,7 +151,10 @@ class Held:
     two spinners at idle priority slowed the other files of the diverse class by a fifth. Each TICK
     the waiting worker looks: while they run, if anything waited for a CPU (Linux's pressure stall
     information, /proc/pressure/cpu) those that are running stop (one that sleeps needs no CPU to
-    answer); while stopped, once the CPUs idled half a CPU's time, they go on. On a quiet machine
+    answer, and one that runs without getting the CPU costs nobody anything: only those that ran
+    BUSY of the time since the last look); while stopped, once the CPUs idled half a CPU's time,
+    they go on. A call that slept past its stall and woke to answer on a crowded machine was stopped
+    there before it could, and timed out (CI, stop 28). On a quiet machine
     they run as before, and where the kernel has no pressure information they only yield. They are
     held by pidfd: a pid used again meanwhile is another process, never signalled. The diverse class
     of 300, its 10 hanging files held: 14.25-14.72 s against 15.02-15.20 s, the same verdicts.
@@ -164,6 +168,7 @@ class Held:
             except (OSError, AttributeError):
                 continue  # gone already, or no pidfds here
         self.stopped: list[int] = []  # the pidfds stopped now
+        self.ran = {pid: _cpu_seconds(pid) for pid, _ in self.held}  # at the last look
         self.at, self.waited, self.idled = time.monotonic(), _waited_for_cpu(), _idle_seconds()
         if self.waited is None or self.idled is None:
             self.release()  # nothing to look at: nothing held, no tick
@@ -177,9 +182,12 @@ class Held:
         span = now - self.at
         if waited is None or idled is None or span <= 0:
             return
+        ran, self.ran = self.ran, {pid: _cpu_seconds(pid) for pid, _ in self.held}
         if not self.stopped and waited - self.waited > CROWDED * span:
-            # Only those running: one that sleeps (time.sleep) needs no CPU to answer when it wakes.
-            self.stopped = [fd for pid, fd in self.held if _running(pid)]
+            # Only those running, and on a CPU a while since the last look: one that sleeps
+            # (time.sleep) needs no CPU to answer when it wakes, one just woken may need a moment.
+            busy = BUSY * span
+            self.stopped = [fd for pid, fd in self.held if _running(pid) and self.ran[pid] - ran[pid] >= busy]
             self._send(self.stopped, signal.SIGSTOP)
         elif self.stopped and idled - self.idled >= IDLE * span:
             self._send(self.stopped, signal.SIGCONT)
@@ -208,6 +216,21 @@ def _running(pid: int) -> bool:
             return f.read().rsplit(b")", 1)[1].split()[0] == b"R"
     except (OSError, IndexError):
         return False
+
+
+def _cpu_seconds(pid: int) -> float:
+    """Seconds the process has been on a CPU (/proc/PID/schedstat, to the nanosecond; else its stat's ticks)."""
+    try:
+        with open(f"/proc/{pid}/schedstat", "rb") as f:
+            return int(f.read().split()[0]) / 1e9
+    except (OSError, IndexError, ValueError):
+        pass
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _TICKS  # utime, stime: the stat's 14th and 15th
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 def _waited_for_cpu() -> float | None:

@@ -760,7 +760,11 @@ def test_a_stalled_call_is_stopped_while_others_wait_for_a_cpu_and_a_sleeping_on
     head = "import time\n\ndef meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
     # A crowd that yields as a stalled call does (sessions, and so autogroups, of their own at
     # nice 19): one at our priority would leave the call no CPU to take from anyone.
-    crowd = [subprocess.Popen([sys.executable, "-c", _CROWD.format(cpu=cpu)]) for cpu in sorted(os.sched_getaffinity(0)) for _ in range(2)]
+    crowd = [
+        subprocess.Popen([sys.executable, "-c", _CROWD.format(cpu=cpu)])
+        for cpu in sorted(os.sched_getaffinity(0))
+        for _ in range(2)
+    ]
     try:
         states: list[str] = []
         with SandboxedSubmission("student.py", source=head + "    while True: pass\n", timeout=2.0) as box:

@@ -152,3 +152,42 @@ def test_the_memo_stops_learning_once_it_holds_its_most_calls(monkeypatch):
     memo = Memo()
     learned = [memo.add(_trace(f"t{i}", [("c1", f"0.{i}"), ("c2", "0.5")], "pass")) for i in range(6)]
     assert learned == [True, True, True, False, False, False] and memo.nodes == 6 and memo.full
+
+
+def _tree(memo: Memo) -> list:
+    """Everything a memo holds, node by node, to compare two memos."""
+
+    def dump(node) -> list:
+        return [
+            repr(node.call),
+            node.verdict,
+            sorted(node.profiles),
+            sorted((k, n.call is None and n.verdict) for k, n in node.next_of.items()),
+            [(key, dump(child)) for key, child in node.children.items()],
+        ]
+
+    return [(test, dump(root)) for test, root in memo.roots.items()] + [memo.nodes, memo.profile_count]
+
+
+def test_traces_packed_for_another_worker_teach_it_exactly_what_they_taught_their_own():
+    """Workers pass traces on packed (marshal, else pickle): the memo learned from them is the same, hostile values and all."""
+    from test_grade_speed import _trace
+
+    from grader.judging.memo import Call, Profile, Trace, pack
+
+    odd = ["\ud800 lone", "a\x00b\u202e", float("nan"), -0.0, float("inf"), 10**400, ("tuple", 1), [[], {}], {"k": [1.5]}]
+    traces = [_trace("t1", [("c1", "0.1"), ("c2", "0.3")], "pass"), _trace("t2", [("c2", "0.4")], "fail")]
+    traces.append(
+        Trace("t3", [Call([odd, {"alpha": odd[2]}], "\udcff answer")], {"name": "t3", "status": "error", "message": "\ud83d"})
+    )
+    profile = Profile({"t1": ["x", "y"], "t2": ["z"], "t3": ["\udcff answer"]})
+    for items, flag in (([*traces, profile], b"m"), ([*traces, _trace("t4", [(range(3), "0.5")], "pass"), profile], b"p")):
+        packed = pack(items)
+        assert packed[:1] == flag  # a value marshal cannot write (range here) sends the whole batch pickled
+        direct, learned = Memo(), Memo()
+        for item in items:
+            direct.learn(item)
+        learned.learn_packed(packed)
+        assert _tree(learned) == _tree(direct)
+        assert learned.nodes >= 4 and learned.profile_count == 1
+        assert learned.ahead("t1", 0, 5) == direct.ahead("t1", 0, 5)

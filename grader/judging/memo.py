@@ -34,11 +34,13 @@ the memo's check covering what those calls might have changed (docs/memo.md).
 
 from __future__ import annotations
 
+import marshal
 import os
+import pickle
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from grader.core.runner import TestResult, truncate
@@ -80,13 +82,22 @@ class Profile:
     paths: dict[str, list[str]]
 
 
-@dataclass
 class Node:
-    call: list | None = None
-    children: dict[str, Node] = field(default_factory=dict)
-    verdict: dict | None = None
-    profiles: set[int] = field(default_factory=set)  # the profiles whose runs pass here
-    next_of: dict[int, Node] = field(default_factory=dict)  # the child each of them goes on to
+    """A point of one test's runs: the call made there, and the node each answer to it leads to.
+
+    A plain class with slots: a worker makes one for each call of each new behaviour of the
+    class, its own and the other workers' (81,506 on the diverse class of 500), and a
+    dataclass's generated __init__ with three default factories took 0.43 s of them.
+    """
+
+    __slots__ = ("call", "children", "verdict", "profiles", "next_of")
+
+    def __init__(self) -> None:
+        self.call: list | None = None
+        self.children: dict[str, Node] = {}
+        self.verdict: dict | None = None
+        self.profiles: set[int] = set()  # the profiles whose runs pass here
+        self.next_of: dict[int, Node] = {}  # the child each of them goes on to
 
 
 @dataclass
@@ -120,26 +131,41 @@ class Memo:
 
     def add(self, trace: Trace) -> bool:
         """Insert a test's run; False if it contradicts the tree (the run was not deterministic) or the tree is full."""
+        return self._add(trace.test, [(step.call, step.answer) for step in trace.calls], trace.verdict)
+
+    def learn_packed(self, packed: bytes) -> None:
+        """Learn what `pack` made of another worker's new traces and profiles."""
+        body = memoryview(packed)[1:]
+        for item in marshal.loads(body) if packed[:1] == b"m" else pickle.loads(body):
+            if len(item) == 1:
+                self.add_profile(Profile(item[0]))
+            else:
+                self._add(*item)
+
+    def _add(self, test: str, steps: list[tuple[list, str]], verdict: dict) -> bool:
         if self.full:
             return False
-        node = self.roots.setdefault(trace.test, Node())
-        asked = 0
-        for step in trace.calls:
+        node = self.roots.get(test)
+        if node is None:
+            node = self.roots[test] = Node()
+        at, asked = self._at, 0
+        for call, answer in steps:
             if node.verdict is not None:
                 return False
-            asked = history(asked, step.call)
+            asked = history(asked, call)
             if node.call is None:
-                node.call = step.call
-                self._at.setdefault((trace.test, asked), node)
-            elif node.call != step.call:
+                node.call = call
+                at.setdefault((test, asked), node)
+            elif node.call != call:
                 return False
-            if step.answer not in node.children:
-                node.children[step.answer] = Node()
+            child = node.children.get(answer)
+            if child is None:
+                child = node.children[answer] = Node()
                 self.nodes += 1
-            node = node.children[step.answer]
-        if node.call is not None or (node.verdict is not None and node.verdict != trace.verdict):
+            node = child
+        if node.call is not None or (node.verdict is not None and node.verdict != verdict):
             return False
-        node.verdict = trace.verdict
+        node.verdict = verdict
         return True
 
     def ahead(self, test: str, asked: int, most: int) -> list[list]:
@@ -350,6 +376,25 @@ class Walk:
     def _root(self, index: int) -> Node | None:
         """The tree of the `index`th test being replayed (None past the end or if none is remembered)."""
         return self.roots.get(self._tests[index]) if index < len(self._tests) else None
+
+
+def pack(items: list[Trace | Profile]) -> bytes:
+    """A worker's new traces and profiles as the other workers learn them (`Memo.learn_packed`).
+
+    marshal, not pickle: they hold only lists, dicts, strings and numbers, and a worker learns
+    every other worker's (11 MB on the diverse class of 500). Unpickled, their 91,615 `Call`
+    objects took 0.62 s of each worker and learning them 0.79 s more; marshal reads the same
+    data as tuples in 0.03 s. What marshal cannot write (an answer's value of a type it does
+    not know) goes pickled, flagged by its first byte.
+    """
+    plain = [
+        (item.paths,) if isinstance(item, Profile) else (item.test, [(c.call, c.answer) for c in item.calls], item.verdict)
+        for item in items
+    ]
+    try:
+        return b"m" + marshal.dumps(plain)
+    except ValueError:
+        return b"p" + pickle.dumps(plain, pickle.HIGHEST_PROTOCOL)
 
 
 def history(asked: int, call: list) -> int:

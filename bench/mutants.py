@@ -226,6 +226,8 @@ def main() -> int:
     else:
         written = copies_class(args.out)
     print(f"{written} submissions written to {args.out}")
+    if args.shape == "diverse" and written < args.count:
+        print(f"mutants: --count {args.count} asked for more; {written} are all the distinct mutants there are", file=sys.stderr)
     return 0
 
 

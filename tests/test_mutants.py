@@ -49,3 +49,12 @@ def test_the_copies_class_holds_three_copies_of_43_solutions_each_text_different
     files = sorted(tmp_path.iterdir())
     assert len({p.read_text() for p in files}) == 129
     assert len({p.name.rsplit("_", 1)[0] for p in files}) == 43
+
+
+def test_asking_for_more_mutants_than_there_are_writes_them_all_and_says_so(tmp_path, monkeypatch, capsys):
+    there_are = len(mutants.mutants(mutants.correct_solutions()))
+    monkeypatch.setattr(sys, "argv", ["mutants.py", str(tmp_path / "class"), "--count", str(there_are + 1000)])
+    assert mutants.main() == 0
+    assert len(list((tmp_path / "class").iterdir())) == there_are
+    err = capsys.readouterr().err
+    assert f"asked for more; {there_are} are all the distinct mutants there are" in err

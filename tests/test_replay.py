@@ -21,6 +21,12 @@ EVERY_FILE = sorted(CATALOGUE.glob("*/*.py"))
 SAMPLED = [p for i, p in enumerate(EVERY_FILE) if p.parent.name != "wrong" or i % 3 == 0]
 FILES = EVERY_FILE if os.environ.get("KIT_FULL_CATALOGUE") == "1" else SAMPLED
 EXERCISE = exercise.load()
+GAMMA_0 = "test_gamma_0_scores_the_fmean_alone"  # the property test these tests make fail
+GAMMA_0_KEY = f"test_properties.py::{GAMMA_0}"
+
+
+def _verdict(report, test: str = GAMMA_0):
+    return {t.name: t for t in report.tests}[test]
 
 
 def properties(path: Path, replaying: bool, mode: str = replay.SHRUNK) -> list[dict]:
@@ -232,7 +238,7 @@ def test_the_smallest_drawn_counterexample_is_the_simplest_failing_example_of_th
     assert test.message.startswith(
         "the score must lie between 0 and 1, got 1.5\nFalsifying example: test_gamma_0_scores_the_fmean_alone("
     )
-    key = "test_properties.py::test_gamma_0_scores_the_fmean_alone"
+    key = GAMMA_0_KEY
     pooled = recordings[replay.SMALLEST_DRAWN]
     failing = [
         e
@@ -282,7 +288,7 @@ def test_the_pool_holds_the_simplest_inputs_the_reference_passes_and_only_the_sm
     # The simplest inputs all, up to SIMPLEST_STEPS steps from the simplest: here two word lists
     # (max_size 12, simplest first: empty), so every pair of at most one of the first two words a
     # side, and of two "the"s against none. Four steps at most: a word is one, the next word two.
-    key = "test_properties.py::test_gamma_0_scores_the_fmean_alone"
+    key = GAMMA_0_KEY
     held = {
         (tuple(e["reference"]), tuple(e["candidate"]))
         for e in (replay.decode(x.data) for x in pooled.tests[key] + pooled.pool[key])
@@ -691,7 +697,7 @@ class WrongOnlyOn(Counting):
 def test_the_pool_never_decides_a_verdict_only_which_failing_example_is_shown(monkeypatch):
     monkeypatch.setenv(replay.ENV_COUNTEREXAMPLE, replay.SMALLEST_DRAWN)
     recording = replay.ensure(run)
-    key = "test_properties.py::test_gamma_0_scores_the_fmean_alone"
+    key = GAMMA_0_KEY
 
     def texts(examples: list) -> list[tuple[str, str]]:
         return [(" ".join(e["reference"]), " ".join(e["candidate"])) for e in (replay.decode(x.data) for x in examples)]
@@ -706,7 +712,7 @@ def test_the_pool_never_decides_a_verdict_only_which_failing_example_is_shown(mo
     assert report.passed == len(report.tests) == 10
     # Wrong on one of the 25 alone: it fails, and that example is shown (no pool example fails).
     report = run(lambda: WrongOnlyOn(drawn[-1]), "wrong-in-the-25", tiers=("properties",))
-    verdict = {t.name: t for t in report.tests}["test_gamma_0_scores_the_fmean_alone"]
+    verdict = _verdict(report)
     assert verdict.status == "fail"
     assert verdict.message.endswith(f"\nmeteor_score({drawn[-1][0]!r}, {drawn[-1][1]!r})")
 
@@ -736,12 +742,12 @@ def test_a_failing_example_less_simple_than_every_simplest_input_is_simplified(m
     """No input of the pool has seven words: the drawn one that fails is simplified, as shrinking would."""
     monkeypatch.setenv(replay.ENV_COUNTEREXAMPLE, replay.SMALLEST_DRAWN)
     recording = replay.ensure(run)
-    key = "test_properties.py::test_gamma_0_scores_the_fmean_alone"
+    key = GAMMA_0_KEY
     assert all(len(replay.decode(e.data)["candidate"]) < 7 for e in recording.pool[key])
     drawn = [replay.decode(e.data) for e in recording.tests[key]]
     assert max(len(d["candidate"]) for d in drawn) >= 8  # so the example that fails is less simple than the answer
     report = run(lambda: WrongOnLong([]), "wrong-on-long", tiers=("properties",))
-    verdict = {t.name: t for t in report.tests}["test_gamma_0_scores_the_fmean_alone"]
+    verdict = _verdict(report)
     assert verdict.status == "fail"
     assert verdict.message.endswith(f"\nmeteor_score('', {' '.join(['the'] * 7)!r})"), verdict.message
     # And hypothesis, shrinking, ends on the same one.
@@ -755,12 +761,11 @@ def test_simplifying_stops_at_a_call_that_timed_out(monkeypatch):
     recording = replay.ensure(run)
     hung: list = []
     report = run(lambda: WrongOnLong(hung, kind="timeout"), "hangs-on-long", tiers=("properties",))
-    test = "test_gamma_0_scores_the_fmean_alone"
-    assert {t.name: t for t in report.tests}[test].status == "timeout"
+    assert _verdict(report).status == "timeout"
     # Each drawn example of seven words or more timed out once, then one try of the simplifying,
     # which stopped there; the example shown was answered from the tape, not waited for again.
-    drawn = [replay.decode(e.data) for e in recording.tests[f"test_properties.py::{test}"]]
+    drawn = [replay.decode(e.data) for e in recording.tests[GAMMA_0_KEY]]
     long_ones = [" ".join(d["candidate"]) for d in drawn if len(d["candidate"]) >= 7]
-    asked = [candidate for name, candidate in hung if name == test]
+    asked = [candidate for name, candidate in hung if name == GAMMA_0]
     assert len(long_ones) >= 2 and asked[: len(long_ones)] == long_ones
     assert len(asked) == len(long_ones) + 1

@@ -435,6 +435,7 @@ class _Explorers:
         self.owner: dict[str, tuple[int, int]] = {}  # behaviour key -> (worker id, submission index)
         self.waiting: dict[str, list[int]] = {}
         self.deferred: set[int] = set()
+        self.explored: set[str] = set()  # behaviours explored and done: their traces are out
 
     def claim(self, key: str, worker: int, index: int) -> bool:
         """Whether this worker runs the behaviour now (False: the submission waits for its owner)."""
@@ -452,6 +453,7 @@ class _Explorers:
         freed: list[int] = []
         for key in [k for k, o in self.owner.items() if o == (worker, index)]:
             del self.owner[key]
+            self.explored.add(key)
             freed += self.waiting.pop(key, [])
         return freed[::-1]
 
@@ -513,8 +515,13 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
                         slot.stalled = True
                         continue
                     if message[0] == "exploring":
+                        # Explored by another worker since this one took the file (it started late,
+                        # or that one was quick): graded again, with the traces that taught.
+                        again = message[2] in explorers.explored and any(o != slot.id for o, _ in traces[slot.seen :])
+                        if again:
+                            pending.append(index)
                         try:
-                            slot.conn.send(explorers.claim(message[2], slot.id, index))
+                            slot.conn.send(False if again else explorers.claim(message[2], slot.id, index))
                         except OSError:
                             pass  # it died: the next round's recv says so
                         continue

@@ -43,17 +43,30 @@ web: setup
 
 setup: system $(VENV)/.installed
 
+# What a fresh Debian 12 lacks: the commands (bubblewrap for the jail, Chromium for the page's
+# tests, Node and npm for its build), ensurepip for `python3.11 -m venv` (packaged apart), and
+# libseccomp for the jail's filter (pyseccomp loads it; Debian usually has it, through apt).
+# As root they are installed; anyone else is told every missing one and how to install it.
 system:
 	@missing=""; \
 	for pair in bwrap:bubblewrap chromium:chromium node:nodejs npm:npm; do \
 	  command -v $${pair%%:*} >/dev/null || missing="$$missing $${pair##*:}"; \
 	done; \
+	for python in $(PYTHON) /usr/bin/python3.11; do \
+	  $$python -c 'import ensurepip' 2>/dev/null || { missing="$$missing python3.11-venv"; break; }; \
+	done; \
+	/sbin/ldconfig -p | grep -q 'libseccomp\.so\.2 ' || missing="$$missing libseccomp2"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "installing Debian packages:$$missing"; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	  else \
-	    echo "missing Debian packages:$$missing (run: sudo apt-get install$$missing)"; exit 1; \
+	    echo "missing Debian packages:$$missing"; \
+	    echo "install them as root, then run make again:"; \
+	    echo "  sudo apt-get install$$missing"; \
+	    echo "or, without sudo (root's password):"; \
+	    echo "  su -c 'apt-get install$$missing'"; \
+	    exit 1; \
 	  fi; \
 	fi
 

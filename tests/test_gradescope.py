@@ -293,31 +293,31 @@ def _specs(folder: Path, files: dict[str, str | bytes]) -> list[Spec]:
 
 def test_the_upload_that_defines_the_function_is_graded_whatever_its_name(tmp_path):
     specs = _specs(tmp_path, {"meteor_notes.py": "NOTES = 1\n", "solution.py": CONSTANT, "util/helpers.py": "x = 2\n"})
-    spec, problem = pick(specs, FUNCTION, tmp_path)
+    spec, problem, _ = pick(specs, FUNCTION, tmp_path)
     assert spec.path == tmp_path / "solution.py" and problem == ""
 
 
 def test_several_uploads_defining_the_function_are_refused_with_their_names(tmp_path):
     specs = _specs(tmp_path, {"a.py": CONSTANT, "b.py": CONSTANT, "c.py": "x = 1\n"})
-    spec, problem = pick(specs, FUNCTION, tmp_path)
+    spec, problem, _ = pick(specs, FUNCTION, tmp_path)
     assert spec is None and f"Several of your files define {FUNCTION}: a.py, b.py" in problem
 
 
 def test_uploads_none_of_which_defines_the_function_are_refused_with_their_names(tmp_path):
     specs = _specs(tmp_path, {"a.py": "x = 1\n", "b.py": "def meteor(): pass\n"})
-    spec, problem = pick(specs, FUNCTION, tmp_path)
+    spec, problem, _ = pick(specs, FUNCTION, tmp_path)
     assert spec is None and f"None of your files defines {FUNCTION} (found: a.py, b.py)" in problem
 
 
 def test_a_students_own_test_file_importing_the_function_is_not_a_second_definition(tmp_path):
     specs = _specs(tmp_path, {"meteor.py": CONSTANT, "test_meteor.py": "from meteor import meteor_score\n"})
-    spec, problem = pick(specs, FUNCTION, tmp_path)
+    spec, problem, _ = pick(specs, FUNCTION, tmp_path)
     assert spec.path == tmp_path / "meteor.py" and problem == ""
 
 
 def test_a_lone_upload_is_graded_even_without_the_function(tmp_path):
     specs = _specs(tmp_path, {"a.py": "x = 1\n"})
-    assert pick(specs, FUNCTION, tmp_path) == (specs[0], "")
+    assert pick(specs, FUNCTION, tmp_path) == (specs[0], "", [])
 
 
 def test_definitions_are_found_as_cpython_reads_the_file(tmp_path):
@@ -357,6 +357,55 @@ def test_a_link_or_a_fifo_is_never_read_to_find_the_function(tmp_path):
     assert defines(target, FUNCTION)
     assert not defines(tmp_path / "link.py", FUNCTION)
     assert not defines(tmp_path / "fifo.py", FUNCTION)  # returns at once: a FIFO opened O_NONBLOCK
+
+
+# Files Python cannot parse, each as `ast.parse` fails on it: MemoryError (the parser's stack),
+# RecursionError (building the tree), SyntaxError, ValueError (a NUL byte), and a notebook that is not one.
+UNPARSABLE = {
+    "memory.py": "x = " + "-" * 100_000 + "1\n",
+    "recursion.py": "x = " + "a." * 100_000 + "b\n",
+    "parens.py": "x = " + "(" * 300 + ")" * 300 + "\n",
+    "syntax.py": "def f(:\n",
+    "nul.py": "x = 1\x00\n",
+    "notebook.ipynb": "[" * 100_000 + "]" * 100_000,
+}
+
+
+@pytest.mark.parametrize("bad", sorted(UNPARSABLE))
+def test_an_upload_python_cannot_parse_is_a_message_about_it_and_the_right_file_is_graded(tmp_path, bad):
+    specs = _specs(tmp_path, {"solution.py": CONSTANT, bad: UNPARSABLE[bad]})
+    chosen = pick(specs, FUNCTION, tmp_path)
+    assert chosen.spec.path == tmp_path / "solution.py" and chosen.problem == ""
+    (note,) = chosen.notes
+    assert note.startswith(f"{bad} was not considered: ")
+    assert ("the notebook" if bad.endswith(".ipynb") else "Python cannot read it") in note
+
+
+def test_every_upload_that_cannot_be_parsed_is_named_when_none_defines_the_function(tmp_path):
+    specs = _specs(tmp_path, {"a.py": "x = 1\n", **UNPARSABLE})
+    chosen = pick(specs, FUNCTION, tmp_path)
+    assert chosen.spec is None and f"None of your files defines {FUNCTION}" in chosen.problem
+    assert sorted(note.split(" ", 1)[0] for note in chosen.notes) == sorted(UNPARSABLE)
+
+
+def test_a_deeply_nested_second_upload_does_not_fail_the_autograder(tmp_path, kit_root, capsys):
+    """Graded in Gradescope's /autograder layout: the file that grades alone grades the same beside it."""
+    correct = (kit_root / "solutions" / "reference.py").read_text()
+    documents = {}
+    for case, files in {"alone": {"meteor.py": correct}, "beside": {"meteor.py": correct, **UNPARSABLE}}.items():
+        root = tmp_path / case
+        (root / "submission").mkdir(parents=True)
+        for name, text in files.items():
+            (root / "submission" / name).write_text(text)
+        assert autograder.run(root) == 0
+        documents[case] = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+        check_format(documents[case])
+    alone, beside = documents["alone"], documents["beside"]
+    assert GRADER_FAILED not in beside["output"] and "Traceback" not in capsys.readouterr().out
+    assert beside["score"] == alone["score"] == max_score(alone) > 0
+    assert beside["output"].startswith("Graded meteor.py.")
+    for name in UNPARSABLE:
+        assert f"{name} was not considered" in beside["output"]
 
 
 # ---------------------------------------------------------------- the zip in Gradescope's layout
@@ -534,7 +583,7 @@ def test_the_export_refuses_an_environment_without_the_pinned_versions(tmp_path,
     from importlib import metadata
 
     monkeypatch.setattr(metadata, "version", lambda name: "0.0.1")
-    with pytest.raises(autograder.ExportError, match="the kit needs pytest==9.0.3|the kit needs hypothesis=="):
+    with pytest.raises(autograder.ExportError, match=r"0\.0\.1 is installed, but the kit needs [\w.-]+=="):
         autograder.export(tmp_path / "autograder.zip")
     assert not (tmp_path / "autograder.zip").exists()
 
@@ -595,6 +644,14 @@ def test_two_uploads_defining_the_function_are_explained(built, wheelhouse):
     document = run_autograder(built, wheelhouse, {"a.py": CONSTANT, "b.py": CONSTANT})
     check_format(document)
     assert document["score"] == 0 and "Several of your files define meteor_score: a.py, b.py" in document["output"]
+
+
+def test_an_upload_nested_too_deeply_beside_the_solution_is_explained_in_the_container(built, wheelhouse, kit_root):
+    correct = (kit_root / "solutions" / "reference.py").read_text()
+    document = run_autograder(built, wheelhouse, {"meteor.py": correct, "memory.py": UNPARSABLE["memory.py"]})
+    check_format(document)
+    assert document["score"] == max_score(document) > 0
+    assert "memory.py was not considered: Python cannot read it (its code is nested too deeply)" in document["output"]
 
 
 def test_results_json_is_written_even_when_the_grader_itself_fails(tmp_path, monkeypatch, capsys):

@@ -21,6 +21,7 @@ import tomllib
 import traceback
 import zipfile
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from grader.core import exercise
 from grader.reports.gradescope import GRADER_FAILED, clean, to_gradescope
@@ -158,15 +159,16 @@ def _grade_upload(root: Path) -> dict:
         specs = discover([str(root / "submission")])
     except UsageError as exc:
         return _zero(f"No submission to grade: {exc}. Upload one .py or .ipynb file.")
-    spec, problem = pick(specs, ex.function, root / "submission")
+    spec, problem, notes = pick(specs, ex.function, root / "submission")
     if spec is None:
-        return _zero(problem)
+        return _zero("\n".join([problem, *notes]))
     result = grade_all([spec], Settings(ex.call_timeout, ex.budget), jobs=1)[0]
     # repr: a file name that is not UTF-8 holds lone surrogates, which stdout cannot encode.
     print(f"graded {spec.name!r}: {result['status']} {result['score']}/{result['max_score']} {result['message']!r}")
     document = to_gradescope(result)
     if len(specs) > 1:
-        document["output"] = f"Graded {_shown(spec.path, root / 'submission')}.\n" + document["output"]
+        said = [f"Graded {_shown(spec.path, root / 'submission')}.", *notes]
+        document["output"] = clean("\n".join(said)) + "\n" + document["output"]
     return document
 
 
@@ -174,22 +176,46 @@ def _zero(output: str) -> dict:
     return {"score": 0.0, "execution_time": 0, "output": clean(output), "stdout_visibility": "hidden", "tests": []}
 
 
-def pick(specs: list, function: str, folder: Path) -> tuple[object | None, str]:
+class Choice(NamedTuple):
+    """The upload to grade (None: nothing), why there is none, and a sentence about each upload Python cannot read."""
+
+    spec: Any
+    problem: str
+    notes: list[str]
+
+
+def pick(specs: list, function: str, folder: Path) -> Choice:
     """The upload to grade: the one file that defines `function`, or why there is none."""
     files = [s for s in specs if s.path is not None and not s.problem]
     if len(specs) == 1:
-        return specs[0], ""  # the grader explains what is wrong with a lone file
-    defining = [s for s in files if defines(s.path, function)]
+        return Choice(specs[0], "", [])  # the grader explains what is wrong with a lone file
+    defining, notes = [], []
+    for s in files:
+        found, unreadable = examine(s.path, function)
+        if found:
+            defining.append(s)
+        if unreadable:
+            name = _shown(s.path, folder)
+            # What the student sees must name the file and say why, never "the autograder failed".
+            notes.append(
+                f"{name}: {unreadable}, though it seems to define {function}."
+                if found
+                else f"{name} was not considered: {unreadable}."
+            )
     if len(defining) == 1:
-        return defining[0], ""
+        return Choice(defining[0], "", notes)
     names = ", ".join(_shown(s.path, folder) for s in (defining or files)) or "no readable file"
     if defining:
-        return None, (
+        return Choice(
+            None,
             f"Several of your files define {function}: {names}. "
-            f"Upload only the one to grade, or rename the function in the others."
+            f"Upload only the one to grade, or rename the function in the others.",
+            notes,
         )
-    return None, (
-        f"None of your files defines {function} (found: {names}). Upload the .py or .ipynb file with `def {function}(...)`."
+    return Choice(
+        None,
+        f"None of your files defines {function} (found: {names}). Upload the .py or .ipynb file with `def {function}(...)`.",
+        notes,
     )
 
 
@@ -201,31 +227,49 @@ def _shown(path: Path, folder: Path) -> str:
 
 
 def defines(path: Path, function: str) -> bool:
-    """Whether the file defines `function` at its top level. Reads it (never follows a link), never runs it.
+    """Whether the file defines `function` at its top level (see `examine`)."""
+    return examine(path, function)[0]
 
-    An import does not count: a student's own test file imports the function too.
+
+def examine(path: Path, function: str) -> tuple[bool, str]:
+    """Whether the file defines `function` at its top level, and why Python cannot read it ("" if it can).
+
+    Reads the file (never follows a link), never runs it. An import does not count: a student's
+    own test file imports the function too. A file Python cannot parse counts when a line
+    starts `def <function>`, as the student meant it to.
     """
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
-        return False
+        return False, ""
     with os.fdopen(fd, "rb") as f:
         if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            return False
+            return False, ""
         data = f.read(MAX_READ)
     if path.suffix == ".ipynb":
         from grader.core.notebook import NotebookError, extract
 
         try:
             data = extract(data.decode("utf-8", "replace")).source.encode("utf-8")
-        except NotebookError:
-            return False
+        except NotebookError as exc:
+            return False, str(exc)
     try:
-        tree = ast.parse(data)  # bytes: decoded as CPython does, BOM and coding cookie included
-    except (SyntaxError, ValueError):
+        # bytes: decoded as CPython does, BOM and coding cookie included
+        return function in _top_level_names(ast.parse(data).body), ""
+    except Exception as exc:  # any failure to parse (MemoryError, RecursionError, ...) is said about the file
         text = data.decode("utf-8", "replace")
-        return re.search(rf"^\s*(?:async\s+)?def\s+{re.escape(function)}\b", text, re.MULTILINE) is not None
-    return function in _top_level_names(tree.body)
+        found = re.search(rf"^\s*(?:async\s+)?def\s+{re.escape(function)}\b", text, re.MULTILINE) is not None
+        return found, f"Python cannot read it ({_parse_failure(exc)})"
+
+
+def _parse_failure(exc: Exception) -> str:
+    """Why `ast.parse` failed, in a few words a student can act on."""
+    # A deep expression overflows the parser's stack (MemoryError) or the tree's builder (RecursionError).
+    if isinstance(exc, (MemoryError, RecursionError)) or "too many nested" in str(exc):
+        return "its code is nested too deeply"
+    if isinstance(exc, SyntaxError):
+        return f"line {exc.lineno}: {exc.msg}"[:200]
+    return (str(exc) or type(exc).__name__)[:200]
 
 
 def _top_level_names(body: list[ast.stmt]) -> set[str]:

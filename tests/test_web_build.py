@@ -237,3 +237,33 @@ def test_build_web_refuses_to_replace_a_folder_it_did_not_build(tmp_path):
     with pytest.raises(SystemExit, match="refusing"):
         web_build.build(tmp_path)
     assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+# Debian 12's Node: 18.19 in bookworm, 18.20 from its security updates. `make` installs it.
+DEBIAN_12_NODE = (18, 19, 0)
+
+
+def test_every_package_of_the_lock_accepts_debian_12s_node():
+    lock = json.loads((ROOT / "web" / "package-lock.json").read_text(encoding="utf-8"))
+    asks = {name or "the page": p["engines"]["node"] for name, p in lock["packages"].items() if "node" in p.get("engines", {})}
+    assert "the page" in asks and "node_modules/marked" in asks and "node_modules/pyodide" in asks
+    for name, spec in asks.items():
+        least = re.fullmatch(r">=\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?", spec)
+        assert least, f"{name} asks for Node {spec!r}: a form this check cannot read, so read it yourself"
+        assert tuple(int(part or 0) for part in least.groups()) <= DEBIAN_12_NODE, f"{name} asks for Node {spec}"
+
+
+def test_a_node_the_lock_does_not_accept_stops_the_build_with_npms_reason(tmp_path, monkeypatch):
+    web = tmp_path / "web"
+    web.mkdir()
+    shutil.copy(ROOT / "web" / "package.json", web / "package.json")
+    lock = json.loads((ROOT / "web" / "package-lock.json").read_text(encoding="utf-8"))
+    lock["packages"]["node_modules/marked"]["engines"] = {"node": ">=999"}
+    (web / "package-lock.json").write_text(json.dumps(lock, indent=2), encoding="utf-8")
+    monkeypatch.setattr(web_build, "WEB", web)
+    with pytest.raises(SystemExit) as stopped:
+        web_build.node_modules()  # npm refuses before it fetches anything
+    said = str(stopped.value)
+    assert "is not one that web/package-lock.json accepts" in said
+    assert "marked@15.0.12" in said and ">=999" in said
+    assert not (web / "node_modules" / ".node-version").exists()

@@ -116,19 +116,39 @@ def run(cmd: list[str], cwd: Path = WEB, **kwargs: Any) -> subprocess.CompletedP
     try:
         return subprocess.run(cmd, cwd=cwd, check=True, **kwargs)
     except FileNotFoundError:
-        raise SystemExit(f"build-web: {cmd[0]} is not installed (Node.js 20 and npm are needed to build the page)") from None
+        raise SystemExit(f"build-web: {cmd[0]} is not installed (Node.js 18 or later and npm build the page)") from None
     except subprocess.CalledProcessError as exc:
         detail = (exc.stderr or "")[-2000:] if isinstance(exc.stderr, str) else ""
         raise SystemExit(f"build-web: this step failed: {' '.join(cmd)}\n{detail}") from None
 
 
 def node_modules() -> None:
-    """`npm ci` when web/node_modules is missing or older than the lock file."""
+    """`npm ci` when web/node_modules is missing, older than the lock file, or installed by another Node.
+
+    npm checks every package's `engines` against this Node (--engine-strict): a Node the lock does
+    not accept stops the build, with npm's reason, instead of a warning that --loglevel=error hides.
+    """
     marker = WEB / "node_modules" / ".package-lock.json"
-    if marker.exists() and marker.stat().st_mtime >= (WEB / "package-lock.json").stat().st_mtime:
+    installed_by = WEB / "node_modules" / ".node-version"
+    node = run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+    current = marker.exists() and marker.stat().st_mtime >= (WEB / "package-lock.json").stat().st_mtime
+    if current and installed_by.exists() and installed_by.read_text().strip() == node:
         return
-    log("npm ci")
-    run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"])
+    log(f"npm ci (Node {node})")
+    command = ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error", "--engine-strict"]
+    try:
+        subprocess.run(command, cwd=WEB, check=True, capture_output=True, text=True)
+    except FileNotFoundError:
+        raise SystemExit("build-web: npm is not installed (Node.js 18 or later and npm build the page)") from None
+    except subprocess.CalledProcessError as exc:
+        if "EBADENGINE" in exc.stderr:
+            said = "\n".join(line for line in exc.stderr.splitlines() if " notsup " in line)
+            raise SystemExit(
+                f"build-web: Node {node} is not one that web/package-lock.json accepts (its `engines`):\n{said}\n"
+                "install a Node that satisfies it, and npm, then build again"
+            ) from None
+        raise SystemExit(f"build-web: this step failed: {' '.join(command)}\n{exc.stderr[-2000:]}") from None
+    installed_by.write_text(node + "\n")
 
 
 def wheels() -> Path:

@@ -12,6 +12,7 @@ import pytest
 
 from grader.judging import diagnose
 from grader.reports import class_report
+from grader.reports.files import write_report
 from grader.reports.progress import summary
 from grader.reports.tally import UNSCORED
 from tests.big_class import big_class
@@ -267,7 +268,7 @@ def test_an_empty_class_renders():
 
 def _write(folder, document) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    class_report.write(folder, document, lambda path, text: path.write_text(text, encoding="utf-8"))
+    write_report(folder, document)
     return folder / "report.html"
 
 

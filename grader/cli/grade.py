@@ -208,6 +208,11 @@ def cmd_grade(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, previous)
 
 
+def _tell_unwritten(unwritten: list[dict]) -> None:
+    for u in unwritten:
+        print(for_terminal(f"NOT WRITTEN: {u['output']}: {u['error']}", one_line=True), file=sys.stderr)
+
+
 def _terminated(*_: object) -> None:
     raise KeyboardInterrupt
 
@@ -311,9 +316,14 @@ def _grade_and_write(args: argparse.Namespace, specs: list[Spec], mode: str) -> 
     try:
         done = passback.apply(document, args.passback)
         passback.write(args.out, document, args.passback, done)
-        write_outputs(args.out, document)
+        unwritten = write_outputs(args.out, document)
+    except OSError as exc:  # results.json itself: nothing is left to write it with
+        print(for_terminal(f"meteor-kit grade: results.json could not be written: {exc}", one_line=True), file=sys.stderr)
+        return 1
     finally:
         signal.signal(signal.SIGINT, previous)
+    if cut or interrupted:
+        _tell_unwritten(unwritten)
     if cut and not interrupted:
         print(f"meteor-kit grade: interrupted; every submission graded, {note}; written to {args.out}/", file=sys.stderr)
         return 130
@@ -325,7 +335,7 @@ def _grade_and_write(args: argparse.Namespace, specs: list[Spec], mode: str) -> 
             file=sys.stderr,
         )
         return 130
-    print(summary(results, elapsed, args.out, similar, mode))
+    print(summary(results, elapsed, args.out, similar, mode, unwritten))
     for line in passback.summary(document, done):
         print(line)
-    return 0
+    return 1 if unwritten else 0

@@ -7,9 +7,11 @@ import json
 import sys
 from pathlib import Path
 
+from grader.core.safe_text import for_terminal
 from grader.judging import passback
 from grader.judging.merge import MergeError, merge
 from grader.reports.files import write_outputs
+from grader.reports.progress import written
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
@@ -31,11 +33,15 @@ def cmd_merge(args: argparse.Namespace) -> int:
     document["similar"], document["similar_note"] = _similar(document["submissions"])
     done = passback.apply(document, extras)
     passback.write(args.out, document, extras, done)
-    write_outputs(args.out, document)
-    print(f"merged {len(parts)} part(s): {len(document['submissions'])} submission(s), written to {args.out}/")
+    try:
+        unwritten = write_outputs(args.out, document)
+    except OSError as exc:  # results.json itself
+        print(for_terminal(f"meteor-kit merge: results.json could not be written: {exc}", one_line=True), file=sys.stderr)
+        return 1
+    print(f"merged {len(parts)} part(s): {len(document['submissions'])} submission(s)" + written(args.out, unwritten))
     for line in passback.summary(document, done):
         print(line)
-    return 0
+    return 1 if unwritten else 0
 
 
 def register(commands: argparse._SubParsersAction) -> None:

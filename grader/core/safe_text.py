@@ -7,6 +7,7 @@ a terminal obeys. One such string must never stop the class's outputs from being
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from typing import Any
@@ -19,6 +20,11 @@ _CONTROLS_ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
 # What a spreadsheet reads as a formula, or as the start of one once it trims the cell.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e"}
+# Bytes of a file or folder name made from a student's name. File systems hold 255 bytes a name,
+# not 255 characters (85 CJK characters, 63 of the rarest): this leaves room for a suffix
+# (`-12`, `.html`) and for a staging file's prefix.
+NAME_BYTES = 120
+_DIGEST = 10  # hex digits of the digest that keeps two names cut alike apart
 
 
 def valid(text: str) -> str:
@@ -99,7 +105,25 @@ def path_text(name: str) -> str:
     return os.fsencode(name).decode("utf-8", "backslashreplace")
 
 
-def safe_name(name: str) -> str:
-    """A submission's name as one directory name (names come from student files)."""
-    cleaned = re.sub(r"[^\w.@+-]", "_", name).lstrip(".")
-    return cleaned[:120] or "_"
+def safe_name(name: str, limit: int = NAME_BYTES) -> str:
+    """A submission's name as one file or folder name, at most `limit` bytes of UTF-8 (names come from student files).
+
+    A name cut short ends with a digest of the whole name, so two long names that begin alike
+    stay two names.
+    """
+    cleaned = re.sub(r"[^\w.@+-]", "_", name).lstrip(".") or "_"
+    if len(cleaned.encode()) <= limit:
+        return cleaned
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:_DIGEST]
+    head = cleaned.encode()[: limit - _DIGEST - 1].decode("utf-8", "ignore")
+    return f"{head}-{digest}"
+
+
+def unique_name(base: str, used: set[str]) -> str:
+    """`base`, or `base-2`, `base-3`...: a name not in `used` even ignoring case (macOS, Windows), then added to it."""
+    name, n = base, 1
+    while name.casefold() in used:
+        n += 1
+        name = f"{base}-{n}"
+    used.add(name.casefold())
+    return name

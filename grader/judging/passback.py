@@ -8,9 +8,7 @@ gradebook, unmatched.csv and the feedback files written next to the other output
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
-import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,7 +17,7 @@ from grader.core.safe_text import for_terminal
 from grader.judging.discovery import UsageError
 from grader.reports import adjust, feedback, gradebook
 from grader.reports.adjust import AdjustError, Plan
-from grader.reports.files import write_atomic
+from grader.reports.files import attempt, replace_folder, write_atomic
 from grader.reports.roster import Match, Roster, RosterError, Student, match, read_roster
 
 
@@ -129,33 +127,54 @@ def apply(document: dict, passback: Passback) -> Done:
 
 
 def write(out: Path, document: dict, passback: Passback, done: Done) -> None:
-    """The gradebook, unmatched.csv, feedback/ (and Moodle's zip): only with a roster or adjustments."""
+    """The gradebook, unmatched.csv, feedback/ (and Moodle's zip): only with a roster or adjustments.
+
+    A file that cannot be written is listed in the document's `unwritten` (the report and the
+    summary show it), and the others are written still.
+    """
     if passback.roster is None and passback.plan is None:
         return
     results = document["submissions"]
     roster, matched = passback.roster, done.matched
     owners: dict[int, Student] = matched.by_result if matched else {}
     title = exercise.load().title
-    pages = [(i, r, owners.get(i), *feedback.render(r, owners.get(i), title)) for i, r in enumerate(results)]
+    unwritten: list[dict] = []
+    pages: list = []
+
+    def written(name: str, make: Callable[[], str | bytes]) -> None:
+        if attempt(unwritten, name, lambda: write_atomic(out / name, make())):
+            done.files.append(name)
+
+    def render() -> None:
+        pages.extend((i, r, owners.get(i), *feedback.render(r, owners.get(i), title)) for i, r in enumerate(results))
+
+    rendered = attempt(unwritten, "feedback/", render)
     if roster is not None and matched is not None:
-        name = gradebook.FILES[roster.kind]
-        if roster.kind == "canvas":
-            text = gradebook.canvas(roster, results, matched, passback.column, passback.missing)
-        elif roster.kind == "moodle":
-            comments = {owners[i].row: _comment(r) for i, r in enumerate(results) if i in owners}
-            text, warnings = gradebook.moodle(roster, results, matched, comments, passback.missing)
-            done.warnings += warnings
-            write_atomic(
-                out / "feedback-moodle.zip", feedback.moodle_zip([(s, page) for _, _, s, _, page in pages if s is not None])
+        written(gradebook.FILES[roster.kind], lambda: _gradebook(roster, results, matched, passback, done))
+        written("unmatched.csv", lambda: gradebook.unmatched_csv(results, matched))
+        if roster.kind == "moodle" and rendered:
+            written(
+                "feedback-moodle.zip", lambda: feedback.moodle_zip([(s, page) for _, _, s, _, page in pages if s is not None])
             )
-            done.files.append("feedback-moodle.zip")
-        else:
-            text = gradebook.plain(roster, results, matched, passback.missing)
-        write_atomic(out / name, text)
-        write_atomic(out / "unmatched.csv", gradebook.unmatched_csv(results, matched))
-        done.files[:0] = [name, "unmatched.csv"]
-    _write_folder(out / "feedback", pages)
-    done.files.append("feedback/")
+    if rendered and attempt(
+        unwritten, "feedback/", lambda: replace_folder(out / "feedback", lambda into: _write_folder(into, pages))
+    ):
+        done.files.append("feedback/")
+    if unwritten:
+        document["unwritten"] = [*(document.get("unwritten") or []), *unwritten]
+
+
+def _gradebook(roster: Roster, results: list[dict], matched: Match, passback: Passback, done: Done) -> str:
+    """The gradebook in the LMS's own format, ready to import."""
+    if roster.kind == "canvas":
+        return gradebook.canvas(roster, results, matched, passback.column, passback.missing)
+    if roster.kind == "moodle":
+        owners = matched.by_result
+        comments = {owners[i].row: _comment(r) for i, r in enumerate(results) if i in owners}
+        text, warnings = gradebook.moodle(roster, results, matched, comments, passback.missing)
+        done.warnings += warnings
+        return text
+    return gradebook.plain(roster, results, matched, passback.missing)
 
 
 def _comment(result: dict) -> str:
@@ -173,30 +192,15 @@ def _comment(result: dict) -> str:
     return " ".join(parts)[:4000]
 
 
-def _write_folder(target: Path, pages: list) -> None:
-    """feedback/ replaced whole, as report/ is: no file of a student no longer graded survives."""
-    staging = Path(tempfile.mkdtemp(prefix=".feedback.", dir=target.parent))
-    umask = os.umask(0)
-    os.umask(umask)
-    staging.chmod(0o777 & ~umask)  # mkdtemp's 0700 would hide the files from other readers
-    try:
-        used: set[str] = set()
-        for _, r, student, md, page in pages:
-            base = feedback.file_base(r, student, used)
-            # The folder is swapped in whole, as report/ is: one fsync per file (write_atomic's) cost
-            # 3 ms each, 6 s for a class of 1,000, and bought nothing a reader could see.
-            (staging / f"{base}.md").write_text(md, encoding="utf-8")
-            (staging / f"{base}.html").write_text(page, encoding="utf-8")
-        if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=".feedback-old.", dir=target.parent))
-            os.replace(target, old / "feedback")
-            os.replace(staging, target)
-            shutil.rmtree(old)
-        else:
-            os.replace(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+def _write_folder(folder: Path, pages: list) -> None:
+    """feedback/'s files: a Markdown and an HTML file per student."""
+    used: set[str] = set()
+    for _, r, student, md, page in pages:
+        base = feedback.file_base(r, student, used)
+        # The folder is swapped in whole, as report/ is: one fsync per file (write_atomic's) cost
+        # 3 ms each, 6 s for a class of 1,000, and bought nothing a reader could see.
+        (folder / f"{base}.md").write_text(md, encoding="utf-8")
+        (folder / f"{base}.html").write_text(page, encoding="utf-8")
 
 
 def summary(document: dict, done: Done) -> list[str]:

@@ -16,12 +16,8 @@ import builtins
 import hashlib
 import html
 import keyword
-import os
 import re
-import shutil
-import tempfile
 from collections import Counter
-from pathlib import Path
 from statistics import mean, median
 from typing import Any
 
@@ -29,6 +25,7 @@ from pygments.formatters import HtmlFormatter
 
 from grader.core import diagnosis as diagnosis_core
 from grader.core import exercise
+from grader.core.safe_text import safe_name, unique_name
 from grader.reports.adjust import final_score
 from grader.reports.feedback import adjustments_html, report_banner
 from grader.reports.tally import BINS, UNSCORED, all_passed, category, fraction, mistake_key, tally
@@ -389,16 +386,7 @@ def _troubles(sub: dict) -> list[str]:
 def page_names(subs: list[dict]) -> list[str]:
     """One file name per submission for its page, unique even on a case-insensitive file system."""
     used: set[str] = set()
-    names = []
-    for sub in subs:
-        base = re.sub(r"[^\w.@+-]", "_", str(sub.get("submission", ""))).lstrip(".")[:100] or "_"
-        name, n = base, 1
-        while name.lower() in used:
-            n += 1
-            name = f"{base}-{n}"
-        used.add(name.lower())
-        names.append(f"{name}.html")
-    return names
+    return [f"{unique_name(safe_name(str(sub.get('submission', ''))), used)}.html" for sub in subs]
 
 
 def _sorted(results: dict) -> list[dict]:
@@ -440,6 +428,18 @@ def _isolation_banner(results: dict) -> str:
     return f'<div class="banner loud" id="isolation" data-isolation="{_e(mode)}" role="alert">{_e(text)}</div>'
 
 
+def _unwritten_banner(results: dict) -> str:
+    """The outputs this run could not write, with each one's error."""
+    unwritten = results.get("unwritten") or []
+    if not unwritten:
+        return ""
+    items = "".join(f"<li>{_e(u.get('output'))}: {_e(u.get('error'))}</li>" for u in unwritten)
+    return (
+        f'<div class="banner note" id="unwritten" role="alert">Not written: {_plural(len(unwritten), "output")} '
+        f"of this run failed; every other file was written.<ul>{items}</ul></div>"
+    )
+
+
 def _score_cell(sub: dict) -> str:
     kind = category(sub)
     if kind != "graded":
@@ -469,6 +469,7 @@ def render(results: dict) -> str:
         f"<p>{_plural(counts.total, 'submission')}, {counts.graded} graded</p></div></header>",
         "<main>",
         _isolation_banner(results),
+        _unwritten_banner(results),
         report_banner(results),
     ]
     if counts.categories["not_graded"]:
@@ -685,26 +686,3 @@ def pages(results: dict) -> dict[str, str]:
         similar.setdefault(pair["a"], []).append(pair)
         similar.setdefault(pair["b"], []).append(pair)
     return {page: student_page(s, title, similar.get(str(s.get("submission", "")))) for s, page in zip(subs, page_names(subs))}
-
-
-def write(out: Path, results: dict, write_file) -> None:
-    """report/ replaced whole (no page of a student graded no more survives), then report.html."""
-    staging = Path(tempfile.mkdtemp(prefix=".report.", dir=out))
-    umask = os.umask(0)
-    os.umask(umask)
-    staging.chmod(0o777 & ~umask)  # mkdtemp's 0700 would hide the pages from other readers
-    try:
-        for name, page in pages(results).items():
-            (staging / name).write_text(page, encoding="utf-8")
-        target = out / PAGES
-        if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=".report-old.", dir=out))
-            os.replace(target, old / PAGES)
-            os.replace(staging, target)
-            shutil.rmtree(old)
-        else:
-            os.replace(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    write_file(out / "report.html", render(results))

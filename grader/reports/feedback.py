@@ -14,7 +14,7 @@ import re
 import time
 import zipfile
 
-from grader.core.safe_text import for_terminal, safe_name
+from grader.core.safe_text import for_terminal, safe_name, unique_name
 from grader.reports.adjust import describe, final_score
 from grader.reports.gradescope import student_message
 from grader.reports.roster import Student
@@ -117,13 +117,7 @@ def render(result: dict, student: Student | None, title: str) -> tuple[str, str]
 
 def file_base(result: dict, student: Student | None, used: set[str]) -> str:
     """A file name for this student's feedback, from their LMS id and name, unique even ignoring case."""
-    base = safe_name(f"{student.lms_id}-{student.name}" if student else str(result.get("submission", "")))[:100]
-    name, n = base, 1
-    while name.casefold() in used:
-        n += 1
-        name = f"{base}-{n}"
-    used.add(name.casefold())
-    return name
+    return unique_name(safe_name(f"{student.lms_id}-{student.name}" if student else str(result.get("submission", ""))), used)
 
 
 def moodle_folder(student: Student) -> str:

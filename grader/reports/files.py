@@ -6,14 +6,18 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
-from grader.core.safe_text import clean, for_csv, safe_name
+from grader.core.safe_text import clean, for_csv, safe_name, unique_name, valid
 from grader.reports.adjust import describe, final_score
 from grader.reports.gradescope import to_gradescope
 
+# The folders replace_folder stages (mkdtemp's 8 random characters after the prefix).
+_STAGING = re.compile(r"\.(gradescope|report|feedback)(-old)?\.[a-z0-9_]{8}")
 CSV_COLUMNS = ("submission", "score", "max_score", "status", "passed", "tests")
 # Who each row is, after the columns above so that readers of the old ones still work (grader/lms.py).
 IDENTITY_COLUMNS = ("name", "lms_id", "login", "email", "late", "submitted_at", "layout", "path", "note")
@@ -74,48 +78,116 @@ def _identity_cells(result: dict) -> list[str]:
     return cells + [for_csv(str(result.get("note") or ""))]
 
 
-def write_outputs(out: Path, document: dict) -> None:
+def write_outputs(out: Path, document: dict) -> list[dict]:
+    """Every file of the class into `out`; what could not be written, each with its error.
+
+    A writer that fails (a disk full, a name the file system refuses) costs its own file only:
+    the others are written, its error goes into the report, results.json and the summary, and
+    results.json is written last, whatever failed before it.
+    """
+    from grader.reports import class_report
+
     # Student text may hold lone surrogates, which no UTF-8 file can store: one such string
     # must not stop the class's files from being written.
     document = clean(document)
     out.mkdir(parents=True, exist_ok=True)
+    _sweep(out)
+    unwritten = list(document.get("unwritten") or [])  # from the LMS files, written before
     results = document["submissions"]
-    # The class report is the slowest file to make: a second process renders it meanwhile.
+    # The student pages are the slowest files to make: a second process writes them meanwhile.
     try:
         reporter = os.fork()
     except OSError:
         reporter = None
     if reporter == 0:
         try:
-            _write_report(out, document)
+            _write_pages(out, document)
         except BaseException:
             os._exit(1)
         os._exit(0)
-    # Gradescope files go into a new tree that replaces the old one in one rename, so a
-    # regrade never mixes this run's files with those of a submission no longer graded.
-    staging = Path(tempfile.mkdtemp(prefix=".gradescope.", dir=out))
-    staging.chmod(0o777 & ~_umask())  # mkdtemp's 0700 would hide the results from other readers
+    attempt(unwritten, "gradescope/", lambda: replace_folder(out / "gradescope", lambda into: _write_gradescope(into, results)))
+    attempt(unwritten, "grades.csv", lambda: write_atomic(out / "grades.csv", grades_csv(results)))
+    if reporter is None or os.waitpid(reporter, 0)[1] != 0:
+        _sweep(out)  # what a killed second process left
+        attempt(unwritten, "report/", lambda: _write_pages(out, document))  # no second process, or it failed: here, then
+    # report.html after every other writer, so that it names any that failed.
+    shown = {**document, "unwritten": unwritten}
+    attempt(unwritten, "report.html", lambda: write_atomic(out / "report.html", class_report.render(shown)))
+    # Last: results.json is what other tools wait for.
+    write_atomic(out / "results.json", results_json(shown if unwritten else document))
+    return unwritten
+
+
+def attempt(unwritten: list[dict], output: str, write: Callable[[], object]) -> bool:
+    """Run `write`; if it fails, add `output` and the error to `unwritten` rather than stop the run."""
+    try:
+        write()
+    except Exception as exc:  # whatever stops one file must not stop the others
+        unwritten.append({"output": output, "error": valid(f"{type(exc).__name__}: {exc}")})
+        return False
+    return True
+
+
+def replace_folder(target: Path, fill: Callable[[Path], None]) -> None:
+    """`target` replaced whole by a folder `fill` makes: a reader sees the old one or the new one, never a mix.
+
+    Nothing of a failed attempt stays behind: the staging folder is removed, and the old folder,
+    if it was moved aside, is put back.
+    """
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    aside = None
+    try:
+        staging.chmod(0o777 & ~_umask())  # mkdtemp's 0700 would hide the files from other readers
+        fill(staging)
+        if os.path.lexists(target):
+            aside = Path(tempfile.mkdtemp(prefix=f".{target.name}-old.", dir=target.parent))
+            os.replace(target, aside / target.name)
+            try:
+                os.replace(staging, target)
+            except BaseException:
+                os.replace(aside / target.name, target)
+                raise
+        else:
+            os.replace(staging, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)  # gone already once swapped in
+        if aside is not None:
+            shutil.rmtree(aside, ignore_errors=True)
+
+
+def _sweep(out: Path) -> None:
+    """Remove the staging folders a killed run left in `out` (`replace_folder` removes its own)."""
+    for path in out.iterdir():
+        if _STAGING.fullmatch(path.name) and path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _write_gradescope(folder: Path, results: list[dict]) -> None:
+    """One folder per submission holding Gradescope's results.json."""
     used: set[str] = set()
     for r in results:
-        name = safe_name(r["submission"])
-        while name in used:
-            name += "_"
-        used.add(name)
-        (staging / name).mkdir()
-        (staging / name / "results.json").write_text(json.dumps(_gradescope(r)), encoding="utf-8")
-    target = out / "gradescope"
-    if target.exists():
-        old = Path(tempfile.mkdtemp(prefix=".gradescope-old.", dir=out))
-        os.replace(target, old / "gradescope")
-        os.replace(staging, target)
-        shutil.rmtree(old)
-    else:
-        os.replace(staging, target)
-    write_atomic(out / "grades.csv", grades_csv(results))
-    if reporter is None or os.waitpid(reporter, 0)[1] != 0:
-        _write_report(out, document)  # no second process, or it failed: here, then
-    # Last: results.json is what other tools wait for.
-    write_atomic(out / "results.json", results_json(document))
+        name = unique_name(safe_name(r["submission"]), used)
+        (folder / name).mkdir()
+        (folder / name / "results.json").write_text(json.dumps(_gradescope(r)), encoding="utf-8")
+
+
+def _write_pages(out: Path, document: dict) -> None:
+    """report/, one page per student (the folder of pages report.html links to)."""
+    from grader.reports import class_report
+
+    def fill(folder: Path) -> None:
+        for name, page in class_report.pages(document).items():
+            (folder / name).write_text(page, encoding="utf-8")
+
+    replace_folder(out / class_report.PAGES, fill)
+
+
+def write_report(out: Path, document: dict) -> None:
+    """report/ and report.html, in this process."""
+    from grader.reports import class_report
+
+    _write_pages(out, document)
+    write_atomic(out / "report.html", class_report.render(document))
 
 
 def _gradescope(result: dict) -> dict:
@@ -138,10 +210,3 @@ def results_json(document: dict) -> str:
     lines = [f"  {json.dumps(k)}: {json.dumps(v)}," for k, v in head.items()]
     rows = ",\n".join(f"    {json.dumps(r)}" for r in document["submissions"])
     return "{\n" + "\n".join(lines) + '\n  "submissions": [\n' + rows + ("\n" if rows else "") + "  ]\n}\n"
-
-
-def _write_report(out: Path, document: dict) -> None:
-    """report.html and report/, one page per student."""
-    from grader.reports import class_report
-
-    class_report.write(out, document, write_atomic)

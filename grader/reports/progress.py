@@ -131,7 +131,14 @@ ISOLATION_LINES = {
 }
 
 
-def summary(results: list[dict], elapsed: float, out: Path, similar: list[dict] | None = None, isolation: str = "") -> str:
+def summary(
+    results: list[dict],
+    elapsed: float,
+    out: Path,
+    similar: list[dict] | None = None,
+    isolation: str = "",
+    unwritten: list[dict] | None = None,
+) -> str:
     """The score distribution and the tests the class failed most often (counts as in report.html)."""
     counts = tally(results)
     lines = [f"graded {len(results)} submission(s) in {elapsed:.1f} s ({len(results) / max(elapsed, 1e-9):.1f}/s)"]
@@ -178,6 +185,15 @@ def summary(results: list[dict], elapsed: float, out: Path, similar: list[dict] 
             f"\nsimilar code: {len(similar)} pair(s) flagged, first {_visible(str(similar[0]['a']))} and "
             f"{_visible(str(similar[0]['b']))} (see report.html)"
         )
-    files = ["results.json", "grades.csv", "gradescope/"] + (["report.html", "report/"] if (out / "report.html").exists() else [])
-    lines.append(f"\nwritten to {_visible(str(out))}/: {', '.join(files)}")
+    lines.append(written(out, unwritten))
+    return "\n".join(lines)
+
+
+def written(out: Path, unwritten: list[dict] | None = None) -> str:
+    """The line naming the files written into `out`, then one line for each output that could not be."""
+    failed = {u["output"] for u in unwritten or []}
+    files = [f for f in ("results.json", "grades.csv", "gradescope/", "report.html", "report/") if f not in failed]
+    lines = [f"\nwritten to {_visible(str(out))}/: {', '.join(files)}"]
+    for u in unwritten or []:
+        lines.append(f"NOT WRITTEN: {_visible(u['output'])}: {_visible(u['error'])}")
     return "\n".join(lines)

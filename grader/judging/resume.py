@@ -3,7 +3,9 @@
 A result is reused when its key matches: the code as graded (or the reason it cannot be),
 the settings that change verdicts, and the kit's version, a digest of every file that judges
 (the grader, the hidden tests, the exercise, the reference). A submission that was not
-graded, or on which the grader itself failed, is always graded again.
+graded, or on which the grader itself failed, is always graded again; so is one that ran out
+of time anywhere (a test timed out or was not run for its spent budget, or its load timed
+out): time is the one verdict a busy machine can change, so it is never taken on trust.
 """
 
 from __future__ import annotations
@@ -18,6 +20,10 @@ from grader.core import exercise
 # What decides a verdict: a change to any of these grades the whole class again.
 JUDGES = ("grader", "hidden_tests", "problem", "solutions")
 REGRADE = {"not_graded"}
+# Test statuses that say time ran out: a neighbour's load can cause them, so they are checked again.
+OUT_OF_TIME = {"timeout", "not_run"}
+# How the sandbox says a load ran out of time (grader/sandbox/host.py); such a result's tests are errors.
+LOAD_OUT_OF_TIME = ("loading the file took longer than", "loading the file did not end within", "loading the file used up")
 
 
 @functools.cache
@@ -51,6 +57,16 @@ def previous(out: Path) -> dict[str, dict]:
             and r.get("key")
             and r.get("status") not in REGRADE
             and not str(r.get("message", "")).startswith("the grader failed")
+            and not out_of_time(r)
         ):
             kept[r["key"]] = r
     return kept
+
+
+def out_of_time(result: dict) -> bool:
+    """Whether any verdict of `result` says time ran out (a test's, or the load's)."""
+    tests = result.get("tests")
+    if not isinstance(tests, list) or any(not isinstance(t, dict) or t.get("status") in OUT_OF_TIME for t in tests):
+        return True
+    message = str(result.get("message", ""))
+    return any(words in message for words in LOAD_OUT_OF_TIME)

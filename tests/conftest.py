@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -18,6 +20,38 @@ def load_module(path: Path, name: str | None = None):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+# Folders a command run as another uid must see: the kit (a clone under /root, mode 700 on
+# Debian, is one) and the Python that runs the tests, its venv and the prefix it was made from.
+NEEDED_BY_THE_KIT = (KIT_ROOT, Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent)
+
+
+def as_nobody(command: list[str], sees: tuple[Path, ...] = ()) -> list[str]:
+    """`command` run as uid 65534 in a mount namespace of its own, where the kit can be read.
+
+    Every folder of NEEDED_BY_THE_KIT and `sees` whose ancestor others cannot enter (such as /root)
+    is bound back, as it is, inside a tmpfs of mode 0711 laid over that ancestor: nothing of the
+    real tree changes, and nothing else of the ancestor shows. Root only.
+    """
+    assert os.geteuid() == 0, "as_nobody needs root"
+    wanted = sorted({p.resolve() for p in (*NEEDED_BY_THE_KIT, *sees) if p.exists()})
+    wanted = [p for p in wanted if not any(p != q and p.is_relative_to(q) for q in wanted)]
+    covers = {}
+    for path in wanted:
+        closed = next((a for a in reversed(path.parents) if not a.stat().st_mode & 0o001), None)
+        if closed is not None:
+            covers.setdefault(closed, []).append(path)
+    script = ["set -e", 'stage="$(mktemp -d)"']
+    shown = [p for paths in covers.values() for p in paths]
+    for i, path in enumerate(shown):  # held before the tmpfs hides them
+        script += [f'mkdir "$stage/{i}"', f'mount --bind {shlex.quote(str(path))} "$stage/{i}"']
+    script += [f"mount -t tmpfs -o mode=0711 tmpfs {shlex.quote(str(closed))}" for closed in covers]
+    for i, path in enumerate(shown):
+        where = shlex.quote(str(path))
+        script += [f"mkdir -p {where}", f'mount --bind "$stage/{i}" {where}', f'umount "$stage/{i}"', f'rmdir "$stage/{i}"']
+    script += ['rmdir "$stage"', 'exec setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"']
+    return ["unshare", "-m", "--propagation", "private", "sh", "-c", "\n".join(script), "as_nobody", *command]
 
 
 @pytest.fixture(scope="session")

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import as_nobody
+
 HOSTILE = Path(__file__).parent / "hostile"
 KNOCK = "47651"  # the port opens_a_socket.py knocks at; the copy gets the one we listen on
 SECRET = "hunter2-do-not-leak"
@@ -228,7 +230,6 @@ def test_the_output_files_are_complete_and_valid(batch):
 # ---------------------------------------------------------------- every isolation mode, run for real
 
 LEFTOVER_KEY = 0x4D455445  # the System V key leaves_ipc_and_files.py uses
-NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
 # Root with bubblewrap present but failing, as in Docker or on Gradescope.
 NO_BWRAP = [
     "unshare",
@@ -302,7 +303,7 @@ def test_in_every_mode_attacks_earn_nothing_and_leave_nothing_for_the_next_submi
     command = [str(meteor_kit), "grade", str(klass), "--out", str(out), "--jobs", "1", "--timeout", "2"]
     env = {**os.environ, "METEOR_SECRET": SECRET}
     if setup == "bubblewrap-unprivileged":
-        command = [*NOBODY, str(_python_for_nobody(work)), "-m", "grader.cli", *command[1:]]
+        command = as_nobody([str(_python_for_nobody(work)), "-m", "grader.cli", *command[1:]])
         env["HOME"] = str(work)
     elif setup == "separate-uid":
         command = [*NO_BWRAP, *command]
@@ -352,7 +353,7 @@ def test_not_root_without_a_usable_bubblewrap_refuses_with_the_real_error_and_th
     }
     for name, command in runs.items():
         run = subprocess.run(
-            [*NO_BWRAP, *NOBODY, *command], capture_output=True, text=True, timeout=300, env=env, cwd=str(kit_root)
+            [*NO_BWRAP, *as_nobody(command)], capture_output=True, text=True, timeout=300, env=env, cwd=str(kit_root)
         )
         said = run.stdout + run.stderr
         assert run.returncode == 2, (name, said)
@@ -387,7 +388,7 @@ def test_no_sandbox_runs_anyway_and_every_output_says_it_was_not_isolated(scratc
         "--no-sandbox",
     ]
     run = subprocess.run(
-        [*NO_BWRAP, *NOBODY, *command],
+        [*NO_BWRAP, *as_nobody(command)],
         capture_output=True,
         text=True,
         timeout=900,

@@ -33,13 +33,23 @@ def _line(text: object) -> str:
     return for_terminal(str(text), one_line=True)
 
 
-def _md(text: object) -> str:
-    """Student text in Markdown: no link, image, code or HTML of theirs survives (those marks backslashed)."""
-    return re.sub(r"([\\`\[\]<>&])", r"\\\1", for_terminal(str(text)))
+# Every ASCII punctuation mark but the apostrophe and the comma: each may be markup somewhere in
+# GitHub-flavoured Markdown (emphasis, strikethrough, links, images, HTML, entities, tables,
+# headings, lists, math), or part of a link GFM makes from bare text (the dot of a domain, the
+# colon after `http`, the @ of an address). CommonMark allows a backslash before any of them.
+_MARKS = re.compile(r"""([!"#$%&()*+\-./:;<=>?@\[\\\]^_`{|}~])""")
 
 
-def _md_block(text: str, indent: str = "  ") -> list[str]:
-    """`text` as a fenced code block (nothing in it is markup), its fence longer than any run of backticks in it."""
+def md_text(text: object) -> str:
+    """Student text as one line of Markdown that renders as exactly that text: no markup of theirs, no link.
+
+    Control characters and line breaks are written out (`\\n`), as on a terminal.
+    """
+    return _MARKS.sub(r"\\\1", for_terminal(str(text), one_line=True))
+
+
+def md_block(text: str, indent: str = "  ") -> list[str]:
+    """`text` as a fenced code block (nothing in it is markup, nor a link), its fence longer than any run of backticks in it."""
     fence = "`" * max(3, 1 + max((len(run) for run in re.findall("`+", text)), default=0))
     return [indent + line for line in [fence + "text", *for_terminal(text).splitlines(), fence]]
 
@@ -70,7 +80,11 @@ def render(result: dict, student: Student | None, title: str) -> tuple[str, str]
     adjustments = [describe(e) for e in result.get("adjustments", [])]
     message = str(result.get("message") or "")
 
-    md = [f"# {_md(title)}: feedback for {_md(_line(name))}", "", f"**Score: {score}**" + (f" ({was})" if was else "")]
+    md = [
+        f"# {md_text(title)}: feedback for {md_text(name)}",
+        "",
+        f"**Score: {score}**" + (f" ({was})" if was else ""),
+    ]
     h = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -84,13 +98,13 @@ def render(result: dict, student: Student | None, title: str) -> tuple[str, str]
         md += ["", "Submitted late."]
         h.append("<p>Submitted late.</p>")
     if message and result.get("status") != "graded":
-        md += ["", _md(message)]
+        md += ["", *md_block(message, indent="")]
         h.append(f'<p class="msg">{html.escape(for_terminal(message))}</p>')
     if adjustments:
-        md += ["", "## Adjustments", ""] + [f"- {_md(a)}" for a in adjustments]
+        md += ["", "## Adjustments", ""] + [f"- {md_text(a)}" for a in adjustments]
         h.append("<h2>Adjustments</h2><ul>" + "".join(f"<li>{html.escape(for_terminal(a))}</li>" for a in adjustments) + "</ul>")
     if diagnosis:
-        md += ["", "## Diagnosis", "", _md(diagnosis)]
+        md += ["", "## Diagnosis", "", md_text(diagnosis)]
         h.append(f"<h2>Diagnosis</h2><p>{html.escape(for_terminal(diagnosis))}</p>")
     if result.get("status") == "graded":
         heading = f"Tests not passed: {len(failed)} of {len(tests)}" if failed else f"Every test passed ({len(tests)})"
@@ -99,8 +113,8 @@ def render(result: dict, student: Student | None, title: str) -> tuple[str, str]
         if failed:
             md.append("")
             for n, m in failed:
-                md.append(f"- **{_md(_line(n))}**")
-                md += _md_block(m) if m else []
+                md.append(f"- **{md_text(n)}**")
+                md += md_block(m) if m else []
             h.append(
                 "<ul>"
                 + "".join(

@@ -13,6 +13,8 @@ import pytest
 
 LMS = Path(__file__).parent / "lms"
 LAYOUTS = ("canvas", "moodle", "gradescope", "github-classroom")
+# The downloads that attack identities: a name holding another student's id, two submissions claiming one.
+ATTACKS = sorted(str(p.parent.relative_to(LMS)) for p in LMS.glob("*/*/expected.json") if p.parent.name != "basic")
 
 
 def zipped(folder: Path, target: Path) -> Path:
@@ -204,3 +206,32 @@ def test_a_hostile_download_is_graded_with_every_odd_member_a_row_and_every_name
     report = (tmp_path / "out" / "report.html").read_text()
     assert "<img src=x" not in report and "&lt;img src=x onerror=alert(1)&gt;" in report
     assert "\x1b" not in run.stdout + run.stderr
+
+
+@pytest.mark.parametrize("scenario", ATTACKS)
+def test_no_file_is_graded_as_another_students_and_a_contested_one_is_an_error_row_everywhere(meteor_kit, tmp_path, scenario):
+    import html
+
+    expected = json.loads((LMS / scenario / "expected.json").read_text())["students"]
+    download = LMS / scenario / "download"
+    folder, run = grade(meteor_kit, download, tmp_path / "out")
+    archive, _ = grade(meteor_kit, zipped(download, tmp_path / "download.zip"), tmp_path / "out-zip")
+    fields = ("score", "status", "path", "student", "note", "message")
+    assert {n: [r[f] for f in fields] for n, r in folder.items()} == {n: [r[f] for f in fields] for n, r in archive.items()}
+    assert sorted(folder) == sorted(expected)
+    with open(tmp_path / "out" / "grades.csv", newline="") as f:
+        rows = {r["submission"]: r for r in csv.DictReader(f)}
+    report = (tmp_path / "out" / "report.html").read_text()
+    for name, want in expected.items():
+        got = folder[name]
+        assert got["student"] == want["student"], name
+        if want.get("status") == "error":  # graded for nobody, and every output says why
+            assert got["status"] == "error" and got["score"] == 0 and want["message"] in got["message"], name
+            assert rows[name]["status"] == "error" and want["message"] in rows[name]["note"], name
+            assert html.escape(want["message"]) in report and name in run.stdout, name
+        else:
+            assert got["status"] == "graded" and got["path"] == want["path"], (name, got["message"])
+        if want.get("full_marks"):  # the victim's own file is graded, not the impostor's
+            assert got["score"] == got["max_score"] > 0, name
+        if want.get("wrong"):  # the impostor's file stays the impostor's
+            assert 0 <= got["score"] < got["max_score"], name

@@ -182,6 +182,84 @@ def test_a_name_two_students_share_is_never_guessed():
     assert found.unmatched == [(0, "matches more than one student on the roster")]
 
 
+def test_an_exact_login_beats_a_case_variant_of_it_whatever_comes_first():
+    roster = read_roster(ROSTERS / "canvas.csv")  # Martinez, Bob's login is bmartinez
+    results = [result("BMartinez.py", score=10.0), result("bmartinez.py")]
+    found = match(results, roster)
+    assert {i: s.lms_id for i, s in found.by_result.items()} == {1: "102"}
+    assert found.unmatched == [(0, "its student (Martinez, Bob) already has a submission: bmartinez.py")]
+    assert found.contested == []
+
+
+def test_an_exact_id_beats_a_case_variant_of_it():
+    roster = parse_roster(b"SID,Name\nab12,Ann\nzz9,Zed\n")
+    results = [result("x", student={"lms_id": "AB12"}), result("y", student={"lms_id": "ab12"})]
+    found = match(results, roster)
+    assert found.by_result[1].lms_id == "ab12" and [i for i, _ in found.unmatched] == [0]
+
+
+@pytest.mark.parametrize("names", [("BMartinez.py", "BMARTINEZ.py"), ("bmartinez.py", "bmartinez")])
+def test_two_submissions_that_claim_one_student_equally_place_neither(names):
+    roster = read_roster(ROSTERS / "canvas.csv")
+    results = [result(names[0]), result(names[1]), result("alee.py")]
+    found = match(results, roster)
+    assert {i: s.lms_id for i, s in found.by_result.items()} == {2: "101"}
+    assert [(s.lms_id, claimants) for s, claimants in found.contested] == [("102", [0, 1])]
+    assert [i for i, _ in found.unmatched] == [0, 1]
+    assert all(f"2 submissions claim Martinez, Bob equally ({names[0]}, {names[1]}" in why for _, why in found.unmatched)
+    assert [s.lms_id for s in found.missing] == ["104"]  # claimed, so not "without a submission"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["502", "Eve_502_assignsubmission_file_777", "Eve_502_assignsubmission_file_"],
+)
+def test_a_name_a_student_chose_in_an_lms_download_is_never_read_as_an_id(name):
+    roster = read_roster(ROSTERS / "moodle.csv")  # 502 is Bob Martinez
+    results = [result(name, student={"lms_id": "900", "name": name, "layout": "moodle"})]
+    found = match(results, roster)
+    assert found.by_result == {} and found.unmatched == [(0, "matches nobody on the roster")]
+
+
+@pytest.mark.parametrize(
+    "flat",
+    [
+        "Eve_502_assignsubmission_file_777_900_assignsubmission_file_meteor.py",  # Bob's id in her name
+        "Eve_900_assignsubmission_file_x_502_assignsubmission_file_meteor.py",  # in her file's name
+    ],
+)
+def test_a_moodle_flat_file_name_with_two_participant_ids_places_nobody(flat):
+    roster = read_roster(ROSTERS / "moodle.csv")
+    results = [
+        result(flat),
+        result("Ann Lee_501_assignsubmission_file_meteor.py"),
+    ]
+    found = match(results, roster)
+    assert {i: s.lms_id for i, s in found.by_result.items()} == {1: "501"} and [i for i, _ in found.unmatched] == [0]
+
+
+def test_a_contested_student_is_blank_in_every_gradebook_and_said_so():
+    names = ("ANN LEE.py", "ann lee.py")
+    moodle = read_roster(ROSTERS / "moodle.csv")
+    results = [result(names[0]), result(names[1])]
+    found = match(results, moodle)
+    text, _ = gradebook.moodle(moodle, results, found, {})
+    table = _table(text)
+    grade, comments = table[0].index("Grade"), table[0].index("Feedback comments")
+    assert table[1][grade] == "" and table[2][grade] == "0"  # Ann undecided; Bob missing
+    assert "2 submissions claim this student equally (ANN LEE.py, ann lee.py)" in table[1][comments]
+    canvas = read_roster(ROSTERS / "canvas.csv")
+    results = [result("ALEE.py"), result("Alee.py")]
+    column = canvas.header.index("METEOR score (1002)")
+    table = _table(gradebook.canvas(canvas, results, match(results, canvas), column))
+    assert [row[column] for row in table[2:5]] == ["", "0", "0"]
+    plain = read_roster(ROSTERS / "gradescope.csv")
+    results = [result("x", student={"email": "ANN@example.edu"}), result("y", student={"email": "Ann@Example.edu"})]
+    table = _table(gradebook.plain(plain, results, match(results, plain)))
+    assert table[1][4:9] == ["", "", gradebook.CONTESTED, "", "x | y"]
+    assert "x" in gradebook.unmatched_csv(results, match(results, plain)).splitlines()[1]
+
+
 # ---------------------------------------------------------------- writing gradebooks
 
 
@@ -350,6 +428,40 @@ def test_grade_with_roster_and_adjust_writes_gradebook_missing_unmatched_feedbac
     assert merged.returncode == 0, merged.stderr
     again = _table((tmp_path / "merged" / "gradebook-canvas.csv").read_text(encoding="utf-8"))
     assert again[2][column] == "50" and "adjusted_score" not in (tmp_path / "merged" / "results.json").read_text()
+
+
+def test_a_case_variant_of_a_login_never_takes_its_row_and_a_tie_is_shown_in_every_output(tmp_path, kit_root, meteor_kit):
+    # Made here, not committed: a clone on a case-insensitive disk could not hold bmartinez.py and BMartinez.py.
+    klass = tmp_path / "class"
+    klass.mkdir()
+    correct, wrong = kit_root / "solutions" / "reference.py", kit_root / "tests" / "catalogue" / "wrong" / "no_clipping.py"
+    for name, source in {"BMartinez.py": wrong, "bmartinez.py": correct, "ALEE.py": correct, "Alee.py": wrong}.items():
+        shutil.copy(source, klass / name)
+    out = tmp_path / "out"
+    run = subprocess.run(
+        [str(meteor_kit), "grade", str(klass), "--out", str(out), "--jobs", "2", "--roster", str(ROSTERS / "canvas.csv")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr
+    table = _table((out / "gradebook-canvas.csv").read_text(encoding="utf-8"))
+    column = table[0].index("METEOR score (1002)")
+    # Bob's own file has his row (full marks, 50 of 50); Ann's is claimed equally twice: blank, not a guess.
+    assert {row[0]: row[column] for row in table[2:5]} == {"Lee, Ann": "", "Martinez, Bob": "50", "Okafor, Chi": "0"}
+    unmatched = {row[0]: row[-1] for row in list(csv.reader(io.StringIO((out / "unmatched.csv").read_text())))[1:]}
+    assert unmatched["BMartinez.py"] == "its student (Martinez, Bob) already has a submission: bmartinez.py"
+    tie = "2 submissions claim Lee, Ann equally (ALEE.py, Alee.py"
+    assert (
+        sorted(unmatched) == ["ALEE.py", "Alee.py", "BMartinez.py"]
+        and tie in unmatched["ALEE.py"]
+        and tie in unmatched["Alee.py"]
+    )
+    document = json.loads((out / "results.json").read_text())
+    assert document["lms"]["contested"] == [{"lms_id": "101", "name": "Lee, Ann", "submissions": ["ALEE.py", "Alee.py"]}]
+    assert [m["lms_id"] for m in document["lms"]["missing"]] == ["104"]
+    assert "claimed equally, left blank in the gradebook: Lee, Ann (ALEE.py, Alee.py)" in run.stdout and tie in run.stdout
+    assert tie in (out / "report.html").read_text()
 
 
 def test_grade_refuses_a_bad_roster_before_grading_with_one_line(tmp_path, meteor_kit):

@@ -238,6 +238,12 @@ def _spec_of(listing: Listing, student: lms.Student, name: str, function: str, g
     identity = student.identity
     if student.base:  # a folder per student: its path from the top of the download
         identity = dataclasses.replace(identity, path=shown(student.base))
+    if student.contested:  # whose it is cannot be told: a row that says so, graded for nobody
+        first = student.files[0] if student.files else student.problems[0].parts if student.problems else None
+        if not student.base and first:
+            identity = dataclasses.replace(identity, path=shown(first))
+        note = "; ".join(n for n in (student.note, student.contested) if n)  # grades.csv and the report's chip too
+        return Spec(name, None, student.contested, where=identity.path or name, student=identity.as_json(), note=note)
     # Files by their path in the student's folder; a flat layout's by the name the student gave them.
     local = {
         (student.module_of[p],) if p in student.module_of else p[len(student.base) :]: p

@@ -11,6 +11,11 @@ download safely and calls these. Layouts, as each LMS documents its download:
 - gradescope: `submission_metadata.yml` and a folder `submission_<id>/` per submission.
 - github-classroom: a repository folder per student, `<assignment>-<username>/`.
 - folder: anything else, graded as a plain folder.
+
+Names are read with patterns anchored to what the LMS itself writes, and a name that can be
+read as more than one student's is read as nobody's (see `resolve`): a student chooses their
+name and their files' names, so either may hold another student's id. Two submissions that
+claim one student are both refused (`Student.contested`), never one picked.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from grader.core.safe_text import path_text
+
 LAYOUTS = ("canvas", "moodle", "gradescope", "github-classroom", "folder")
 METADATA = "submission_metadata.yml"
 SUFFIXES = (".py", ".ipynb")
@@ -31,11 +38,18 @@ MAX_HELPERS = 20
 MAX_SUBMITTERS = 50  # a Gradescope group larger than this is cut (its metadata is student-shaped data too)
 FIELD_LIMIT = 300  # characters kept of any identity field
 
-CANVAS = re.compile(r"^(?P<login>.+?)(?P<late>_LATE)?_(?P<user>\d+)_(?P<sub>\d+)_(?P<original>.+)$", re.S)
+# Whether a name looks like Canvas's (for detection); `canvas_readings` reads it.
+CANVAS = re.compile(r"^(?P<login>.+?)(?:_LATE|_late)?_(?P<user>\d+)_(?P<sub>\d+)_(?P<original>.+)$", re.S)
+# What Canvas writes after the login (and `_LATE`): `_<user id>_<submission id>_<original name>`.
+CANVAS_TAIL = re.compile(r"_(?P<user>\d+)_(?P<sub>\d+)_(?P<original>.+)", re.S)
+LATE_FLAGS = ("_LATE", "_late")  # Canvas has written both
 # Canvas's "-N" on a resubmitted file: before the suffix (`solution-2.py`), or at the very end.
 RESUBMITTED = re.compile(r"^(?P<base>.+?)-(?P<n>\d{1,4})(?P<suffix>\.[^.]*)?$", re.S)
+# A folder's name is all Moodle's: the id is the one next to the `_assignsubmission_` at its end.
 MOODLE_DIR = re.compile(r"^(?P<name>.+)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z]+)_?$", re.S)
+# A flat file's name is Moodle's prefix and the student's own file name (`moodle_readings`).
 MOODLE_FILE = re.compile(r"^(?P<name>.+?)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<original>.+)$", re.S)
+MOODLE_TAIL = re.compile(r"_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<original>.+)", re.S)
 GRADESCOPE_DIR = re.compile(r"^submission_(?P<id>\d+)$")
 GITHUB_USER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$")
 REPO_MARKERS = (".git", ".github", "README.md", "README", "README.rst", "README.txt", ".gitignore")
@@ -101,6 +115,16 @@ class Student:
     problems: list[Entry] = field(default_factory=list)
     note: str = ""
     base: tuple[str, ...] = ()  # the student's folder (empty for flat layouts)
+    contested: str = ""  # why it is not graded: its name is ambiguous, or another submission claims the same student
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One way to read an entry's name: whose it is (the name or login as written, and the LMS id), and the rest."""
+
+    who: str
+    lms_id: str
+    parts: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)
@@ -171,22 +195,40 @@ def clip(value: Any) -> str | None:
     return text or None
 
 
+def canvas_readings(filename: str) -> list[Reading]:
+    """Every way to read a Canvas file name `<login>[_LATE]_<user id>_<submission id>_<original name>`.
+
+    A login and an original name can both hold `_<digits>_`, so a name can have several
+    readings; `resolve` chooses among them, or none.
+    """
+    readings = []
+    for at in (i for i, c in enumerate(filename) if c == "_"):
+        tail = CANVAS_TAIL.fullmatch(filename, at)
+        if tail is None:
+            continue
+        login, late = filename[:at], filename[:at].endswith(LATE_FLAGS)
+        login = login[: -len("_LATE")] if late else login
+        if not login:
+            continue
+        original = tail["original"]
+        base, version = resubmission(original)
+        readings.append(
+            Reading(
+                login,
+                tail["user"],
+                {"late": late, "submission": tail["sub"], "original": original, "base": base, "version": version},
+            )
+        )
+    return readings
+
+
 def canvas_name(filename: str) -> dict | None:
-    """The parts of a Canvas file name, or None if it is not one."""
-    match = CANVAS.match(filename)
-    if not match:
+    """The parts of a Canvas file name that can be read only one way, or None."""
+    readings = canvas_readings(filename)
+    if len(readings) != 1:
         return None
-    original = match["original"]
-    base, version = resubmission(original)
-    return {
-        "login": match["login"],
-        "late": bool(match["late"]),
-        "user": match["user"],
-        "submission": match["sub"],
-        "original": original,
-        "base": base,
-        "version": version,
-    }
+    (reading,) = readings
+    return {"login": reading.who, "user": reading.lms_id, **reading.parts}
 
 
 def resubmission(original: str) -> tuple[str, int]:
@@ -199,73 +241,98 @@ def resubmission(original: str) -> tuple[str, int]:
 
 def canvas_students(entries: list[Entry]) -> tuple[list[Student], list[Entry]]:
     """Flat files grouped by student (login and user id); for each name, only its latest upload."""
+    options = [canvas_readings(e.parts[-1]) if len(e.parts) == 1 else [] for e in entries]
     students: dict[tuple[str, str], Student] = {}
     latest: dict[tuple[str, str], dict[str, tuple[int, tuple[str, ...]]]] = {}
     others: list[Entry] = []
-    for entry in entries:
-        parsed = canvas_name(entry.parts[-1]) if len(entry.parts) == 1 else None
-        if parsed is None:
+    unread: list[Student] = []
+    for entry, readings, reading in zip(entries, options, resolve(options)):
+        if not readings:
             others.append(entry)
             continue
-        key = (parsed["login"], parsed["user"])
+        if reading is None:
+            unread.append(_unreadable(entry, readings, "canvas", "user id"))
+            continue
+        key = (reading.who, reading.lms_id)
         student = students.get(key)
         if student is None:
             student = students[key] = Student(
-                Identity(login=clip(parsed["login"]), lms_id=parsed["user"], late=False, layout="canvas")
+                Identity(login=clip(reading.who), lms_id=reading.lms_id, late=False, layout="canvas")
             )
         if entry.kind != "file":
             student.problems.append(entry)
             continue
-        if parsed["late"]:
+        if reading.parts["late"]:
             student.identity = _with(student.identity, late=True)
         versions = latest.setdefault(key, {})
-        if parsed["base"] not in versions or parsed["version"] > versions[parsed["base"]][0]:
-            versions[parsed["base"]] = (parsed["version"], entry.parts)
+        base, version = reading.parts["base"], reading.parts["version"]
+        if base not in versions or version > versions[base][0]:
+            versions[base] = (version, entry.parts)
     for key, student in students.items():
         for base, (_, parts) in sorted(latest.get(key, {}).items()):
             student.files.append(parts)
             student.module_of[parts] = base
-    return list(students.values()), others
+    found = list(students.values())
+    _contest(found, lambda s: [s.identity.lms_id or ""], "Canvas user id")
+    return found + unread, others
+
+
+def moodle_readings(entry: Entry) -> list[Reading]:
+    """Every way to read a Moodle name: a folder's one (anchored at its end), a flat file's each `_<id>_assignsubmission_`.
+
+    Moodle writes a full name with its underscores made spaces, but a download is not
+    trusted to: either the name or the student's own file name may hold `_<id>_assignsubmission_`.
+    """
+    leaf = entry.parts[-1]
+    if entry.kind == "dir":
+        folder = MOODLE_DIR.match(leaf)
+        return [Reading(folder["name"], folder["id"], {"plugin": folder["plugin"], "folder": True})] if folder else []
+    readings = []
+    for at in (i for i, c in enumerate(leaf) if c == "_"):
+        tail = MOODLE_TAIL.fullmatch(leaf, at)
+        if tail is not None and at > 0:
+            readings.append(Reading(leaf[:at], tail["id"], {"plugin": tail["plugin"], "original": tail["original"]}))
+    return readings
 
 
 def moodle_students(
     top: list[Entry], below: Callable[[tuple[str, ...]], list[Entry]]
 ) -> tuple[list[Student], list[Entry], list[str]]:
     """A student per `_assignsubmission_file_` folder (and per prefix of flat files); online-text folders noted."""
-    students: dict[str, Student] = {}
+    students: dict[tuple[str, ...], Student] = {}
     others: list[Entry] = []
     ignored: list[str] = []
-
-    def student(name: str, pid: str, folder: tuple[str, ...]) -> Student:
-        if pid not in students:
-            students[pid] = Student(
-                Identity(name=clip(name), lms_id=pid, layout="moodle", path="/".join(folder) or None), base=folder
-            )
-        return students[pid]
-
-    for entry in top:
-        leaf = entry.parts[-1]
-        folder = MOODLE_DIR.match(leaf) if entry.kind == "dir" else None
-        flat = MOODLE_FILE.match(leaf) if entry.kind != "dir" else None
-        if folder:
-            if folder["plugin"] != "file":
-                ignored.append(leaf)
-                continue
-            found = student(folder["name"], folder["id"], entry.parts)
-            _take(found, below(entry.parts))
-        elif flat:
-            if flat["plugin"] != "file":
-                ignored.append(leaf)
-                continue
-            found = student(flat["name"], flat["id"], ())
-            if entry.kind == "file":
-                found.files.append(entry.parts)
-                found.module_of[entry.parts] = flat["original"]
-            else:
-                found.problems.append(entry)
-        else:
+    unread: list[Student] = []
+    options = [moodle_readings(e) for e in top]
+    for entry, readings, reading in zip(top, options, resolve(options)):
+        if not readings:
             others.append(entry)
-    return list(students.values()), others, ignored
+            continue
+        if reading is None:
+            unread.append(_unreadable(entry, readings, "moodle", "participant"))
+            continue
+        if reading.parts["plugin"] != "file":
+            ignored.append(entry.parts[-1])
+            continue
+        if reading.parts.get("folder"):  # a folder is a claim of its own: two folders for one id are contested
+            found = students[entry.parts] = Student(
+                Identity(name=clip(reading.who), lms_id=reading.lms_id, layout="moodle", path="/".join(entry.parts)),
+                base=entry.parts,
+            )
+            _take(found, below(entry.parts))
+            continue
+        found = students.setdefault(
+            ("", reading.who, reading.lms_id),
+            Student(Identity(name=clip(reading.who), lms_id=reading.lms_id, layout="moodle")),
+        )
+        if entry.kind == "file":
+            found.files.append(entry.parts)
+            found.module_of[entry.parts] = reading.parts["original"]
+        else:
+            found.problems.append(entry)
+    claims = list(students.values())
+    _contest(claims, lambda s: [s.identity.lms_id or ""], "participant")
+    return claims + unread, others, ignored
 
 
 def gradescope_students(
@@ -307,7 +374,16 @@ def gradescope_students(
             found.note = f"no submitters for {leaf}: {METADATA} is missing, unreadable or does not list it"
         _take(found, below(entry.parts))
         students.append(found)
+    # A student in two submissions' :submitters: (by SID, or e-mail): neither submission is theirs for sure.
+    _contest(students, _submitter_keys, "student")
     return students, others
+
+
+def _submitter_keys(student: Student) -> list[str]:
+    identity = student.identity
+    sids = [f"SID {x}" for x in (identity.lms_id or "").split(", ") if x]
+    emails = [f"e-mail {x.casefold()}" for x in (identity.email or "").split(", ") if x]
+    return sids + emails
 
 
 def parse_metadata(data: bytes) -> dict:
@@ -367,7 +443,82 @@ def github_students(top: list[Entry], below: Callable[[tuple[str, ...]], list[En
         found = Student(Identity(login=clip(leaf[len(prefix) :] or leaf), layout="github-classroom", path=leaf), base=entry.parts)
         _take(found, below(entry.parts))
         students.append(found)
+    # GitHub's usernames ignore case: `hw-Bob` and `hw-bob` are one account's.
+    _contest(students, lambda s: [(s.identity.login or "").casefold()], "GitHub account")
     return students, others
+
+
+# ---------------------------------------------------------------- whose is each name
+
+
+def resolve(options: list[list[Reading]]) -> list[Reading | None]:
+    """The reading of each entry's name, or None when it could be more than one student's.
+
+    A name read only one way says whose it is. A name read several ways is read the one way
+    left after dropping those whose id another entry's unambiguous name gives to someone else
+    (Eve's `Eve_123456_assignsubmission_file_777_900_...` beside Bob's `Bob_123456_...` is
+    Eve's, participant 900); if more than one is left, or none, it is nobody's. Agreeing with
+    another entry never decides: a student can copy another's whole prefix into their own name.
+    """
+    given: dict[str, set[str]] = {}
+    for readings in options:
+        if len(readings) == 1:
+            given.setdefault(readings[0].lms_id, set()).add(readings[0].who)
+    chosen: list[Reading | None] = []
+    for readings in options:
+        if len(readings) == 1:
+            chosen.append(readings[0])
+            continue
+        left = [r for r in readings if given.get(r.lms_id, {r.who}) == {r.who}]
+        chosen.append(left[0] if len(left) == 1 else None)
+    return chosen
+
+
+def _unreadable(entry: Entry, readings: list[Reading], layout: str, what: str) -> Student:
+    """An entry whose name could be several students': a row of its own, graded for nobody."""
+    ids = sorted({r.lms_id for r in readings}, key=lambda x: (len(x), x))
+    shown = ", ".join(ids[:5]) + (", ..." if len(ids) > 5 else "")
+    student = Student(
+        Identity(layout=layout, path="/".join(entry.parts)),
+        base=entry.parts if entry.kind == "dir" else (),
+        contested=(
+            f"its name can be read as more than one student's ({what} {shown}): it is graded for nobody; "
+            "check in the LMS whose it is"
+        ),
+    )
+    if entry.kind == "file":
+        student.files.append(entry.parts)
+    elif entry.kind == "other":
+        student.problems.append(entry)
+    return student
+
+
+def _contest(students: list[Student], keys: Callable[[Student], list[str]], what: str) -> None:
+    """Every submission that claims a student another one claims too is refused, with the others named."""
+    claims: dict[str, list[Student]] = {}
+    for student in students:
+        for key in dict.fromkeys(keys(student)):
+            if key:
+                claims.setdefault(key, []).append(student)
+    for key, claimants in claims.items():
+        if len(claimants) < 2:
+            continue
+        names = sorted(
+            (_shown(c.identity.display() or c.identity.path or "?") for c in claimants), key=lambda n: (n.casefold(), n)
+        )
+        listed = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+        for student in claimants:
+            if not student.contested:
+                student.contested = (
+                    f"{len(claimants)} submissions claim {what} {_shown(key)} ({listed}): none of them is graded, "
+                    "since the download cannot say which is theirs; check in the LMS"
+                )
+
+
+def _shown(text: str) -> str:
+    """Student text in a message: a name that is not UTF-8 made text, and a long one cut."""
+    text = path_text(text)
+    return text if len(text) <= 80 else text[:79] + "…"
 
 
 def _take(student: Student, entries: list[Entry]) -> None:

@@ -113,6 +113,11 @@ def apply(document: dict, passback: Passback) -> Done:
             "matched": len(done.matched.by_result),
             "missing": [{"lms_id": s.lms_id, "name": s.name} for s in done.matched.missing],
             "unmatched": [{"submission": results[i].get("submission"), "reason": why} for i, why in done.matched.unmatched],
+            # Students two submissions claim equally: left blank in the gradebook, the submissions in `unmatched`.
+            "contested": [
+                {"lms_id": s.lms_id, "name": s.name, "submissions": [results[i].get("submission") for i in claimants]}
+                for s, claimants in done.matched.contested
+            ],
         }
         done.warnings += passback.roster.warnings
     done.outcome = adjust.apply(results, passback.plan, _identities(done.matched))
@@ -217,6 +222,12 @@ def summary(document: dict, done: Done) -> list[str]:
             lines.append(f"  {for_terminal(str(u['submission']), one_line=True)}: {for_terminal(u['reason'], one_line=True)}")
         if len(unmatched) > 10:
             lines.append(f"  and {len(unmatched) - 10} more")
+        for c in (lms.get("contested") or [])[:10]:
+            claimants = ", ".join(for_terminal(str(x), one_line=True) for x in c["submissions"][:5])
+            lines.append(
+                f"  claimed equally, left blank in the gradebook: {for_terminal(c['name'] or c['lms_id'], one_line=True)} "
+                f"({claimants})"
+            )
         if lms["missing"]:
             names = [for_terminal(m["name"] or m["lms_id"], one_line=True) for m in lms["missing"][:10]]
             more = f" and {len(lms['missing']) - 10} more" if len(lms["missing"]) > 10 else ""

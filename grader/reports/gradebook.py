@@ -23,6 +23,7 @@ AS_EXPORTED = re.compile(r"^(-?\d+(\.\d+)?|-)$")
 FILES = {"canvas": "gradebook-canvas.csv", "moodle": "gradebook-moodle.csv", "plain": "gradebook.csv"}
 PLAIN_COLUMNS = ("lms_id", "name", "login", "email", "score", "max_score", "status", "late", "submission", "adjustments")
 NO_SUBMISSION = "No submission was received."
+CONTESTED = "contested"  # the plain gradebook's status for a student two submissions claim equally
 
 
 def assignment_column(roster: Roster, wanted: str | None, exercise_id: str, title: str) -> int:
@@ -88,8 +89,21 @@ def _owners(results: list[dict], matched: Match) -> dict[int, dict]:
     return {s.row: results[i] for i, s in matched.by_result.items()}
 
 
+def _contested(results: list[dict], matched: Match) -> dict[int, str]:
+    """Each roster row that several submissions claim equally: the sentence that says so (its grade stays blank)."""
+    said = {}
+    for student, claimants in matched.contested:
+        names = ", ".join(str(results[i].get("submission", "")) for i in claimants[:5])
+        said[student.row] = (
+            f"{len(claimants)} submissions claim this student equally ({names}): "
+            "the grade is left blank until an instructor decides which is theirs."
+        )
+    return said
+
+
 def canvas(roster: Roster, results: list[dict], matched: Match, column: int, missing: str = "zero") -> str:
     owners = _owners(results, matched)
+    contested = _contested(results, matched)
     students = {s.row for s in roster.students}
     points = None
     for row in roster.rows:
@@ -99,7 +113,7 @@ def canvas(roster: Roster, results: list[dict], matched: Match, column: int, mis
     for i, row in enumerate(roster.rows):
         cells = [_cell(c) for c in row]
         if i in students:
-            cells[column] = _score_for(owners.get(i), points, missing)
+            cells[column] = "" if i in contested else _score_for(owners.get(i), points, missing)
         out.append(cells)
     return _csv(out)
 
@@ -109,6 +123,7 @@ def moodle(
 ) -> tuple[str, list[str]]:
     """The worksheet, and warnings (rows whose grade is locked, or has no numeric maximum)."""
     owners = _owners(results, matched)
+    contested = _contested(results, matched)
     by_row = {s.row: s for s in roster.students}
     grade, feedback = roster.column("Grade"), _optional(roster, "Feedback comments")
     locked = _optional(roster, "Grade can be changed")
@@ -124,10 +139,10 @@ def moodle(
                 warnings.append(f"{student.name or student.lms_id}: Maximum Grade is not a number (a scale?); grade left blank")
                 cells[grade] = ""
             else:
-                cells[grade] = _score_for(owners.get(i), student.maximum, missing)
+                cells[grade] = "" if i in contested else _score_for(owners.get(i), student.maximum, missing)
             if feedback is not None:
                 # Moodle keeps feedback comments as HTML: student text in it must not become markup.
-                text = comments.get(i, NO_SUBMISSION if i not in owners else "")
+                text = contested.get(i) or comments.get(i, NO_SUBMISSION if i not in owners else "")
                 cells[feedback] = for_csv(html.escape(text, quote=False))
         out.append(cells)
     return _csv(out), warnings
@@ -139,10 +154,15 @@ def _optional(roster: Roster, name: str) -> int | None:
 
 def plain(roster: Roster, results: list[dict], matched: Match, missing: str = "zero") -> str:
     owners = _owners(results, matched)
+    contested = {student.row: claimants for student, claimants in matched.contested}
     out = [list(PLAIN_COLUMNS)]
     for s in roster.students:
         r = owners.get(s.row)
         late = ((r or {}).get("student") or {}).get("late")
+        if s.row in contested:  # no score until an instructor decides which submission is theirs
+            names = " | ".join(str(results[i].get("submission", "")) for i in contested[s.row])
+            out.append([for_csv(x) for x in (s.lms_id, s.name, s.login, s.email, "", "", CONTESTED, "", names, "")])
+            continue
         out.append(
             [
                 for_csv(x)

@@ -31,8 +31,11 @@ CANVAS_NOT_ASSIGNMENTS = re.compile(
 )
 CANVAS_ASSIGNMENT = re.compile(r"^(?P<title>.*\S)\s*\((?P<id>\d+)\)$")
 PARTICIPANT = re.compile(r"^Participant (\d+)$")
-# A Moodle download's folder, `<Full name>_<participant id>_assignsubmission_file_`, in a submission's name.
-MOODLE_FOLDER = re.compile(r"_(\d+)_assignsubmission_")
+# A Moodle download's folder, `<Full name>_<participant id>_assignsubmission_file_`: the id is the one at its end.
+MOODLE_FOLDER = re.compile(r"^.+_(\d+)_assignsubmission_[a-z]+_?$", re.S)
+# A flat file of Moodle's, `<Full name>_<participant id>_assignsubmission_file_<file name>`.
+MOODLE_FLAT = re.compile(r"_(\d+)_assignsubmission_[a-z]+_.")
+LMS_LAYOUTS = ("canvas", "moodle", "gradescope", "github-classroom")
 # Gradescope's roster and its grades export; any CSV with one of these identity columns is a plain roster.
 PLAIN_IDS = ("SID", "Student ID", "Email", "Email address", "lms_id", "Login", "Username")
 
@@ -231,10 +234,16 @@ class Match:
     by_result: dict[int, Student]  # index into the results -> student
     missing: list[Student]
     unmatched: list[tuple[int, str]]  # (index into the results, why)
+    # Students that two or more submissions claim equally: (student, those results); none of them is placed.
+    contested: list[tuple[Student, list[int]]] = field(default_factory=list)
 
 
 def _fold(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", str(text)).casefold().split())
+
+
+def _exact(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFC", str(text)).split())
 
 
 def _squash(text: str) -> str:
@@ -247,48 +256,70 @@ def _stem(submission: str) -> str:
     return re.sub(r"\.(py|ipynb)$", "", name, flags=re.IGNORECASE)
 
 
+# How strongly a key places a result, lower first: each kind of key exactly, then case-folded.
+ID, LOGIN, NAME, FOLDER, STEM, SQUASHED = 0, 2, 4, 6, 8, 11
+KEY_NAMES = {ID: "its id", LOGIN: "its login or e-mail", NAME: "its name", FOLDER: "its folder's participant id"}
+
+
+def _both(rank: int, kind: str, value: str) -> list[tuple[int, str]]:
+    """A key exactly as written (rank), and case-folded (rank + 1): an exact `bob` beats a `Bob`."""
+    return [(rank, f"{kind}={_exact(value)}"), (rank + 1, f"{kind}~{_fold(value)}")]
+
+
 def _keys(student: Student, kind: str) -> list[tuple[int, str]]:
-    """(strength, key) pairs a result can match this student by; lower strength wins."""
-    keys = [(0, "id:" + student.lms_id)]
-    if student.login:
-        keys.append((1, "login:" + _fold(student.login)))
-    if student.email:
-        keys.append((1, "email:" + _fold(student.email)))
-    if student.name:
-        keys.append((2, "name:" + _fold(student.name)))
+    """The keys a result can match this student by (the ranks are the result's to give)."""
+    keys = _both(ID, "id", student.lms_id)
+    for field_name, value in (("login", student.login), ("email", student.email), ("name", student.name)):
+        if value:
+            keys += _both(0, field_name, value)
     return keys
+
+
+def moodle_participant(submission: str) -> str | None:
+    """The participant id a Moodle folder or flat file name in `submission` gives, read one way only, or None."""
+    for part in submission.split("/"):
+        folder = MOODLE_FOLDER.match(part)
+        if folder:
+            return folder.group(1)
+    flat = MOODLE_FLAT.findall(submission.rsplit("/", 1)[-1])
+    return flat[0] if len(flat) == 1 else None  # two ids in one name: either could be a student's forgery
 
 
 def _result_keys(result: dict, kind: str) -> list[tuple[int, str]]:
-    """The keys a result offers: its `student` identity first, then what its submission's name says."""
+    """(rank, key) pairs a result offers, strongest first: its `student` identity, then its submission's name."""
     who = result.get("student") or {}
     keys = []
     if who.get("lms_id") not in (None, ""):
-        keys.append((0, "id:" + str(who["lms_id"]).strip()))
+        keys += _both(ID, "id", str(who["lms_id"]).strip())
     for field_name in ("login", "email"):
         if who.get(field_name):
-            keys.append((1, f"{field_name}:" + _fold(who[field_name])))
+            keys += _both(LOGIN, field_name, who[field_name])
     if who.get("name"):
-        keys.append((2, "name:" + _fold(who["name"])))
-    # No identity from the download's layout: the submission's own name (a file named after the student).
+        keys += _both(NAME, "name", who["name"])
     submission = str(result.get("submission", ""))
+    if who.get("layout") in LMS_LAYOUTS:
+        # Read from an LMS's own names: the submission's name is the student's display name, which a
+        # student chose ("123456" as a full name) and which must not stand for an id.
+        if who.get("login"):
+            keys.append((SQUASHED, "squashed:" + _squash(who["login"])))
+        return sorted(keys)
+    # No identity from a layout: the submission's own name (a file named after the student).
+    participant = moodle_participant(submission)
+    if participant is not None and kind == "moodle":
+        keys += _both(FOLDER, "id", participant)
     stem = _stem(submission)
-    # The last such id: a student may put "_9_assignsubmission_" in their own full name.
-    folder = MOODLE_FOLDER.findall(submission)
-    if folder and kind == "moodle":
-        keys.append((3, "id:" + folder[-1]))
-    keys += [
-        (4, "id:" + stem.strip()),
-        (4, "login:" + _fold(stem)),
-        (4, "email:" + _fold(stem)),
-        (4, "name:" + _fold(stem)),
-        (5, "squashed:" + _squash(stem)),
-    ]
-    return keys
+    for field_name in ("id", "login", "email", "name"):
+        keys += _both(STEM, field_name, stem.strip())
+    keys.append((SQUASHED, "squashed:" + _squash(stem)))
+    return sorted(keys)
 
 
 def match(results: list[dict], roster: Roster) -> Match:
-    """Each result's student on the roster: by LMS id, then login or e-mail, then name, then the file's name."""
+    """Each result's student on the roster: by LMS id, then login or e-mail, then name, then the file's name.
+
+    An exact key beats the same key case-folded; two results that reach one student equally
+    strongly place neither (the student is `contested`), and the others that reach them are listed.
+    """
     index: dict[str, list[Student]] = {}
     for s in roster.students:
         for _, key in _keys(s, roster.kind):
@@ -296,15 +327,15 @@ def match(results: list[dict], roster: Roster) -> Match:
         if roster.kind == "canvas" and s.name:
             # Canvas names download files after the sortable name squashed: "Martinez, Bob" -> martinezbob.
             index.setdefault("squashed:" + _squash(s.name), []).append(s)
-    claims: dict[int, list[tuple[int, int]]] = {}  # roster row -> [(strength, result index)]
+    claims: dict[int, list[tuple[int, int]]] = {}  # roster row -> [(rank, result index)]
     unmatched: list[tuple[int, str]] = []
     for i, r in enumerate(results):
         found = None
         ambiguous = False
-        for strength, key in _result_keys(r, roster.kind):
+        for rank, key in _result_keys(r, roster.kind):
             people = {id(s): s for s in index.get(key, [])}
             if len(people) == 1:
-                found = (strength, next(iter(people.values())))
+                found = (rank, next(iter(people.values())))
                 break
             if len(people) > 1:
                 ambiguous = True  # two students share that name: try a stronger key, never guess
@@ -313,12 +344,24 @@ def match(results: list[dict], roster: Roster) -> Match:
             continue
         claims.setdefault(found[1].row, []).append((found[0], i))
     by_result: dict[int, Student] = {}
+    contested: list[tuple[Student, list[int]]] = []
     rows = {s.row: s for s in roster.students}
     for row, claimants in claims.items():
         claimants.sort()
-        by_result[claimants[0][1]] = rows[row]
-        first = str(results[claimants[0][1]].get("submission", ""))
-        for _, i in claimants[1:]:
-            unmatched.append((i, f"its student ({rows[row].name or rows[row].lms_id}) already has a submission: {first}"))
+        student = rows[row]
+        who = student.name or student.lms_id
+        best = [i for rank, i in claimants if rank == claimants[0][0]]
+        shown = ", ".join(str(results[i].get("submission", "")) for i in best[:5]) + (", ..." if len(best) > 5 else "")
+        if len(best) > 1:  # a tie: no guess, and every output says so
+            contested.append((student, best))
+            how = KEY_NAMES.get(claimants[0][0] // 2 * 2, "its file's name")
+            for i in best:
+                unmatched.append(
+                    (i, f"{len(best)} submissions claim {who} equally ({shown}, by {how}): none is placed; grade by hand")
+                )
+        else:
+            by_result[best[0]] = student
+        for _, i in claimants[len(best) :]:
+            unmatched.append((i, f"its student ({who}) already has a submission: {shown}"))
     missing = [s for s in roster.students if s.row not in claims]
-    return Match(by_result, missing, sorted(unmatched))
+    return Match(by_result, missing, sorted(unmatched), contested)

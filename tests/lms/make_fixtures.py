@@ -207,8 +207,161 @@ def github_classroom() -> None:
     scenario("github-classroom", "basic", files, expected)
 
 
+# ---------------------------------------------------------------- identities that cannot be stolen
+# Each scenario is an attack on whose a file is: a name or a file name that holds another
+# student's id, two submissions that claim one student. `"status": "error"` rows are graded for
+# nobody; `"wrong": true` rows must not get full marks (the impostor's file is not the victim's).
+
+
+def refused(student_fields: dict, message: str) -> dict:
+    return {"student": student_fields, "status": "error", "message": message}
+
+
+def moodle_impostors() -> None:
+    files = {
+        "Bob Martinez_123456_assignsubmission_file_meteor.py": CORRECT,
+        # Eve's full name holds Bob's id: Moodle would write spaces for her underscores, a forged download does not.
+        "Eve_123456_assignsubmission_file_777_900_assignsubmission_file_meteor.py": NO_LOWER,
+        # Mal's file name holds Bob's id.
+        "Mal Ory_901_assignsubmission_file_x_123456_assignsubmission_file_meteor.py": NO_ROUND,
+        # Either id could be Zed's, and no other file says which: nobody's.
+        "Zed Doe_902_assignsubmission_file_y_555_assignsubmission_file_meteor.py": CORRECT,
+    }
+
+    def m(name, pid, file):
+        return student(name=name, lms_id=pid, layout="moodle", path=file)
+
+    zed = "Zed Doe_902_assignsubmission_file_y_555_assignsubmission_file_meteor.py"
+    expected = {
+        "layout": "moodle",
+        "students": {
+            "Bob Martinez": {"student": m("Bob Martinez", "123456", "Bob Martinez_123456_assignsubmission_file_meteor.py"),
+                             "path": "Bob Martinez_123456_assignsubmission_file_meteor.py", "full_marks": True},
+            "Eve_123456_assignsubmission_file_777": {
+                "student": m("Eve_123456_assignsubmission_file_777", "900",
+                             "Eve_123456_assignsubmission_file_777_900_assignsubmission_file_meteor.py"),
+                "path": "Eve_123456_assignsubmission_file_777_900_assignsubmission_file_meteor.py", "wrong": True},
+            "Mal Ory": {"student": m("Mal Ory", "901", "Mal Ory_901_assignsubmission_file_x_123456_assignsubmission_file_meteor.py"),
+                        "path": "Mal Ory_901_assignsubmission_file_x_123456_assignsubmission_file_meteor.py", "wrong": True},
+            zed: refused(student(layout="moodle", path=zed), "can be read as more than one student's (participant 555, 902)"),
+        },
+    }
+    scenario("moodle", "impostors", files, expected)
+
+
+def moodle_two_claims() -> None:
+    files = {
+        "Bob Martinez_123456_assignsubmission_file_/meteor.py": CORRECT,
+        "Eve Adams_123456_assignsubmission_file_/meteor.py": NO_LOWER,
+        # A folder's id is the one at its end, whatever the name before it holds.
+        "Eve_123456_assignsubmission_file_777_900_assignsubmission_file_/meteor.py": NO_ROUND,
+        "Ann Lee_123457_assignsubmission_file_/meteor.py": CORRECT,
+    }
+
+    def m(name, pid):
+        return student(name=name, lms_id=pid, layout="moodle", path=f"{name}_{pid}_assignsubmission_file_")
+
+    claim = "2 submissions claim participant 123456 (Bob Martinez, Eve Adams): none of them is graded"
+    expected = {
+        "layout": "moodle",
+        "students": {
+            "Bob Martinez": refused(m("Bob Martinez", "123456"), claim),
+            "Eve Adams": refused(m("Eve Adams", "123456"), claim),
+            "Eve_123456_assignsubmission_file_777": {
+                "student": m("Eve_123456_assignsubmission_file_777", "900"), "wrong": True,
+                "path": "Eve_123456_assignsubmission_file_777_900_assignsubmission_file_/meteor.py"},
+            "Ann Lee": {"student": m("Ann Lee", "123457"), "full_marks": True,
+                        "path": "Ann Lee_123457_assignsubmission_file_/meteor.py"},
+        },
+    }
+    scenario("moodle", "two-claims", files, expected)
+
+
+def canvas_impostors() -> None:
+    files = {
+        "martinezbob_23456_678902_meteor.py": CORRECT,
+        # Eve's original file name holds Bob's user id.
+        "eve_901_556_x_23456_7_meteor.py": NO_LOWER,
+        # Mal's login holds it.
+        "mal_23456_1_x_902_557_meteor.py": NO_ROUND,
+        # Two files claim user 33333 under two logins.
+        "okaforjo_33333_600003_meteor.py": CORRECT,
+        "imposter_33333_600009_meteor.py": NO_LOWER,
+        # Either id could be Zed's, and no other file says which.
+        "zed_44444_1_solution_55555_2_meteor.py": CORRECT,
+    }
+
+    def c(login, user, file):
+        return student(login=login, lms_id=user, late=False, layout="canvas", path=file)
+
+    claim = "2 submissions claim Canvas user id 33333 (imposter, okaforjo): none of them is graded"
+    zed = "zed_44444_1_solution_55555_2_meteor.py"
+    expected = {
+        "layout": "canvas",
+        "students": {
+            "martinezbob": {"student": c("martinezbob", "23456", "martinezbob_23456_678902_meteor.py"),
+                            "path": "martinezbob_23456_678902_meteor.py", "full_marks": True},
+            "eve": {"student": c("eve", "901", "eve_901_556_x_23456_7_meteor.py"),
+                    "path": "eve_901_556_x_23456_7_meteor.py", "wrong": True},
+            "mal_23456_1_x": {"student": c("mal_23456_1_x", "902", "mal_23456_1_x_902_557_meteor.py"),
+                              "path": "mal_23456_1_x_902_557_meteor.py", "wrong": True},
+            "okaforjo": refused(c("okaforjo", "33333", "okaforjo_33333_600003_meteor.py"), claim),
+            "imposter": refused(c("imposter", "33333", "imposter_33333_600009_meteor.py"), claim),
+            zed: refused(student(layout="canvas", path=zed), "can be read as more than one student's (user id 44444, 55555)"),
+        },
+    }
+    scenario("canvas", "impostors", files, expected)
+
+
+TWO_CLAIMS_METADATA = """\
+submission_111111:
+  :submitters:
+  - :name: Priya Raman
+    :sid: '2001'
+    :email: priya@example.edu
+submission_222222:
+  :submitters:
+  - :name: Eve Impostor
+    :sid: '2001'
+    :email: eve@example.edu
+submission_333333:
+  :submitters:
+  - :name: Tom Weber
+    :sid: '2002'
+    :email: tom@example.edu
+"""
+
+
+def gradescope_two_claims() -> None:
+    files = {
+        "submission_metadata.yml": TWO_CLAIMS_METADATA,
+        "submission_111111/meteor.py": CORRECT,
+        "submission_222222/meteor.py": NO_LOWER,
+        "submission_333333/meteor.py": CORRECT,
+    }
+
+    def g(name, sid, email, folder):
+        return student(name=name, lms_id=sid, email=email, layout="gradescope", path=folder)
+
+    claim = "2 submissions claim student SID 2001 (Eve Impostor, Priya Raman): none of them is graded"
+    expected = {
+        "layout": "gradescope",
+        "students": {
+            "Priya Raman": refused(g("Priya Raman", "2001", "priya@example.edu", "submission_111111"), claim),
+            "Eve Impostor": refused(g("Eve Impostor", "2001", "eve@example.edu", "submission_222222"), claim),
+            "Tom Weber": {"student": g("Tom Weber", "2002", "tom@example.edu", "submission_333333"),
+                          "path": "submission_333333/meteor.py", "full_marks": True},
+        },
+    }
+    scenario("gradescope", "two-claims", files, expected)
+
+
 if __name__ == "__main__":
     canvas()
     moodle()
     gradescope()
     github_classroom()
+    moodle_impostors()
+    moodle_two_claims()
+    canvas_impostors()
+    gradescope_two_claims()

@@ -22,6 +22,33 @@ def load_module(path: Path, name: str | None = None):
     return module
 
 
+# A test that only root can run says so: `@pytest.mark.needs_root("why")`. Anyone else sees it
+# skipped, with the reason (pytest_collection_modifyitems); root runs every test, and a run as
+# root that skipped any test fails (pytest_sessionfinish): CI runs as root, with everything
+# installed, and skips none.
+def pytest_configure(config):
+    config.addinivalue_line("markers", "needs_root(reason): runs only as root; skipped, with the reason, for anyone else")
+
+
+# The mode for root without a usable bubblewrap: each submission runs as a uid of its own.
+SEPARATE_UID = pytest.param(
+    "separate-uid", marks=pytest.mark.needs_root("separate-uid mode runs submissions as uids only root can give")
+)
+
+
+def pytest_sessionfinish(session):
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if os.geteuid() != 0 or reporter is None or hasattr(session.config, "workerinput"):
+        return
+    skipped = reporter.stats.get("skipped", [])
+    if skipped:
+        reporter.write_sep("=", f"as root every test runs, and {len(skipped)} were skipped", red=True)
+        for report in skipped:
+            reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+            reporter.write_line(f"{report.nodeid}: {reason.removeprefix('Skipped: ')}")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 # Folders a command run as another uid must see: the kit (a clone under /root, mode 700 on
 # Debian, is one) and the Python that runs the tests, its venv and the prefix it was made from.
 NEEDED_BY_THE_KIT = (KIT_ROOT, Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent)
@@ -32,9 +59,9 @@ def as_nobody(command: list[str], sees: tuple[Path, ...] = ()) -> list[str]:
 
     Every folder of NEEDED_BY_THE_KIT and `sees` whose ancestor others cannot enter (such as /root)
     is bound back, as it is, inside a tmpfs of mode 0711 laid over that ancestor: nothing of the
-    real tree changes, and nothing else of the ancestor shows. Root only.
+    real tree changes, and nothing else of the ancestor shows. Root only (`needs_root`).
     """
-    assert os.geteuid() == 0, "as_nobody needs root"
+    assert os.geteuid() == 0, "as_nobody needs root: mark the test @pytest.mark.needs_root"
     wanted = sorted({p.resolve() for p in (*NEEDED_BY_THE_KIT, *sees) if p.exists()})
     wanted = [p for p in wanted if not any(p != q and p.is_relative_to(q) for q in wanted)]
     covers = {}
@@ -94,6 +121,9 @@ SERIAL = {
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects: it reads the marks added here
 def pytest_collection_modifyitems(items):
     for item in items:
+        needs_root = item.get_closest_marker("needs_root")
+        if needs_root is not None and os.geteuid() != 0:
+            item.add_marker(pytest.mark.skip(reason=f"needs root: {needs_root.args[0]}"))
         module = item.path.stem
         if module in SERIAL:
             item.add_marker(pytest.mark.serial)

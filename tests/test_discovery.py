@@ -84,6 +84,7 @@ def test_two_links_to_the_folder_itself_do_not_hang(tmp_path):
     assert [s.name for s in found] == ["bob.py", "loop/a", "loop/b"]
 
 
+@pytest.mark.needs_root("making a character device (mknod) needs root")
 def test_fifos_devices_and_sockets_get_a_row_and_never_hang(tmp_path):
     import socket
 
@@ -122,6 +123,7 @@ def test_a_directory_swapped_for_a_link_after_discovery_is_refused(tmp_path, kit
     assert "symbolic link" in prepare(specs["alice"]).problem
 
 
+@pytest.mark.needs_root("it discovers as uid 65534, which only root can become")
 def test_unreadable_entries_get_a_row_with_the_reason(tmp_path):
     """Root reads everything, so this runs in a child that drops to an unprivileged uid."""
     base = Path(tempfile.mkdtemp())  # pytest's own folders are closed to other users

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import as_nobody
+from tests.conftest import SEPARATE_UID, as_nobody
 
 HOSTILE = Path(__file__).parent / "hostile"
 KNOCK = "47651"  # the port opens_a_socket.py knocks at; the copy gets the one we listen on
@@ -229,6 +229,7 @@ def test_the_output_files_are_complete_and_valid(batch):
 
 # ---------------------------------------------------------------- every isolation mode, run for real
 
+AS_NOBODY = "it runs the CLI as uid 65534, and without bubblewrap (a mount namespace)"
 LEFTOVER_KEY = 0x4D455445  # the System V key leaves_ipc_and_files.py uses
 # Root with bubblewrap present but failing, as in Docker or on Gradescope.
 NO_BWRAP = [
@@ -295,7 +296,9 @@ def scratch():
     shutil.rmtree(path, ignore_errors=True)
 
 
-@pytest.mark.parametrize("setup", ["bubblewrap", "bubblewrap-unprivileged", "separate-uid"])
+@pytest.mark.parametrize(
+    "setup", ["bubblewrap", pytest.param("bubblewrap-unprivileged", marks=pytest.mark.needs_root(AS_NOBODY)), SEPARATE_UID]
+)
 def test_in_every_mode_attacks_earn_nothing_and_leave_nothing_for_the_next_submission(setup, scratch, kit_root, meteor_kit):
     work = scratch / setup
     klass = _sabotage_class(work / "class", kit_root)
@@ -331,6 +334,7 @@ def test_in_every_mode_attacks_earn_nothing_and_leave_nothing_for_the_next_submi
         assert "cannot hide the network" in run.stderr
 
 
+@pytest.mark.needs_root(AS_NOBODY)
 def test_not_root_without_a_usable_bubblewrap_refuses_with_the_real_error_and_the_fix(scratch, kit_root):
     work = scratch / "refused"
     klass = _sabotage_class(work / "class", kit_root)
@@ -364,6 +368,7 @@ def test_not_root_without_a_usable_bubblewrap_refuses_with_the_real_error_and_th
     assert not (work / "out" / "results.json").exists()
 
 
+@pytest.mark.needs_root(AS_NOBODY)
 def test_no_sandbox_runs_anyway_and_every_output_says_it_was_not_isolated(scratch, kit_root):
     work = scratch / "unisolated"
     klass = work / "class"

@@ -127,6 +127,7 @@ def test_a_fifo_gets_a_row_with_its_reason(graded):
     assert "it is a FIFO (named pipe), not a regular file" in graded["by_name"]["fifo.py"]["message"]
 
 
+@pytest.mark.needs_root("one secret it looks for is /etc/shadow, which only root reads")
 def test_no_secret_reaches_any_output(graded, kit_root):
     secrets = [SECRET, Path("/etc/shadow").read_text().splitlines()[0]]
     secrets += [line for line in (kit_root / "hidden_tests" / "test_private.py").read_text().splitlines() if len(line) > 60][:3]

@@ -18,6 +18,7 @@ from grader.sandbox import separate_uid
 from grader.sandbox.host import Jail, Limits, SandboxedSubmission, describe_interpreter, isolation, processes_of
 from grader.sandbox.interpreter import under
 from grader.sandbox.mounts import bwrap_mounts
+from tests.conftest import SEPARATE_UID
 
 
 def jail(source: str, **kwargs) -> SandboxedSubmission:
@@ -199,6 +200,7 @@ def test_a_budget_leaves_later_calls_not_run():
     assert kinds[0] == "timeout" and kinds[-1] == "not_run"
 
 
+@pytest.mark.needs_root("the submission's processes are found by a uid or cgroup of its own, which only root gives")
 def test_no_process_of_the_submission_outlives_close():
     source = (
         "import os, subprocess\n"
@@ -289,6 +291,7 @@ def test_a_lent_jail_serves_one_submission_after_another_and_each_sees_nothing_o
     assert processes_of(jail.uid) == []
 
 
+@pytest.mark.needs_root("the fallback runs submissions as a uid of their own, which only root gives")
 def test_the_fallback_without_bubblewrap_runs_as_its_own_uid_in_a_root_of_only_the_stdlib_and_cleans_up(restores_the_kit):
     source = (
         "import os, resource\n"
@@ -414,7 +417,7 @@ def restores_the_kit():
     sandbox.unhide()  # the separate-uid jail hid the kit from its uid
 
 
-@pytest.mark.parametrize("mode", ["bubblewrap", "separate-uid"])
+@pytest.mark.parametrize("mode", ["bubblewrap", SEPARATE_UID])
 def test_nothing_one_submission_leaves_reaches_the_next_in_the_same_jail(kit_root, reference, mode, restores_the_kit):
     reader = (HOSTILE / "leftovers" / "reads_leftovers.py").read_text()
     jail = Jail(mode=mode)
@@ -431,7 +434,7 @@ def test_nothing_one_submission_leaves_reaches_the_next_in_the_same_jail(kit_roo
     assert processes_of(jail.uid) == []
 
 
-@pytest.mark.parametrize("mode", ["bubblewrap", "separate-uid"])
+@pytest.mark.parametrize("mode", ["bubblewrap", SEPARATE_UID])
 def test_a_submission_that_sabotages_the_fork_server_hurts_no_later_submission(kit_root, reference, mode, restores_the_kit):
     attack = (HOSTILE / "prlimits_the_server.py").read_text()
     correct = (kit_root / "solutions" / "reference.py").read_text()
@@ -447,7 +450,7 @@ def test_a_submission_that_sabotages_the_fork_server_hurts_no_later_submission(k
         jail.close()
 
 
-@pytest.mark.parametrize("mode", ["bubblewrap", "separate-uid"])
+@pytest.mark.parametrize("mode", ["bubblewrap", SEPARATE_UID])
 def test_a_submission_cannot_ptrace_nor_read_the_memory_of_the_fork_server(mode, restores_the_kit):
     source = (
         "import ctypes, os\n"

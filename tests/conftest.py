@@ -110,6 +110,8 @@ SERIAL = {
     "test_grade_hostile": "--timeout 1 --budget 5 on the hostile corpus (make test-debian too)",
     "test_hostile_class": "the hostile corpus under time limits",
     "test_sandbox": "the jail's time limits",
+    "test_cells": "the jail's time limits, spinners on one core",
+    "test_neighbours": "a correct file beside a CPU hog, graded for real in every mode",
     "test_wire": "the jail's time limits",
     "test_total_budget": "a submission's whole budget",
     "test_grade_speed": "speeds measured against each other",

@@ -26,6 +26,7 @@ def jail(source: str, **kwargs) -> SandboxedSubmission:
 
 
 HOSTILE = Path(__file__).parent / "hostile"
+NOTHING_LEFT = {"shm": False, "msg": False, "sem": False, "mq": False, "key": False, "files": 0}
 
 
 def test_bubblewrap_is_the_isolation_on_this_machine():
@@ -205,17 +206,25 @@ def test_no_process_of_the_submission_outlives_close():
     source = (
         "import os, subprocess\n"
         "def meteor_score(r, c, **k):\n"
-        "    subprocess.Popen(['sleep', '300'], start_new_session=True)\n"
+        "    subprocess.Popen(['sleep', '300'])\n"
         "    if os.fork() == 0:\n"
-        "        os.setsid(); import time; time.sleep(300)\n"
-        "    return 0.5\n"
+        "        os.setpgid(0, 0)\n"
+        "        if os.fork() == 0:\n"
+        "            import time; time.sleep(300)\n"
+        "        os._exit(0)\n"
+        "    try:\n"
+        "        os.setsid()\n"
+        "        return 'a session of its own'\n"
+        "    except PermissionError:\n"
+        "        return 0.5\n"
     )
     box = jail(source)
-    assert box.meteor_score("", "") == 0.5
-    uid = box._uid
-    assert len(processes_of(uid)) >= 3
+    assert box.meteor_score("", "") == 0.5  # one session for the whole submission: setsid is refused
+    cgroup = box._cell.cgroup
+    pids = cgroup.processes()
+    assert len(pids) >= 4  # the cell's init, the child, sleep and the orphaned grandchild
     box.close()
-    assert processes_of(uid) == []
+    assert [pid for pid in pids if Path(f"/proc/{pid}").exists()] == []
 
 
 @pytest.mark.parametrize(
@@ -283,12 +292,11 @@ def test_a_lent_jail_serves_one_submission_after_another_and_each_sees_nothing_o
             source="import os\ndef meteor_score(r, c, **k):\n"
             "    return f\"{os.listdir('/tmp')}|{len([p for p in os.listdir('/proc') if p.isdigit()])}\"\n",
         )
-        assert second.meteor_score("", "") == "[]|3"  # bubblewrap's init, the server, itself
+        assert second.meteor_score("", "") == "[]|2"  # a /proc of its cell's own: the cell's init and itself
         assert jail.proc.pid == bwrap
         second.close()
     finally:
         jail.close()
-    assert processes_of(jail.uid) == []
 
 
 @pytest.mark.needs_root("the fallback runs submissions as a uid of their own, which only root gives")
@@ -424,14 +432,15 @@ def test_nothing_one_submission_leaves_reaches_the_next_in_the_same_jail(kit_roo
     try:
         first = SandboxedSubmission("a.py", jail=jail, source=_leaver(kit_root), mode=mode)
         assert first.meteor_score("the cat sat", "the cat sat") == reference.meteor_score("the cat sat", "the cat sat")
+        uid = first._uid
         first.close()
+        assert processes_of(uid) == []
         second = SandboxedSubmission("b.py", jail=jail, source=reader, mode=mode)
-        assert second.meteor_score("leftovers?", "") == str({"shm": False, "msg": False, "sem": False, "files": 0})
+        assert second.meteor_score("leftovers?", "") == str(NOTHING_LEFT)
         assert second.meteor_score("the cat sat", "the cat sat") == -1.0
         second.close()
     finally:
         jail.close()
-    assert processes_of(jail.uid) == []
 
 
 @pytest.mark.parametrize("mode", ["bubblewrap", SEPARATE_UID])

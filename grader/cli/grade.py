@@ -21,7 +21,7 @@ from grader.judging.shard import in_shard, parse_shard
 from grader.judging.similarity import InBackground
 from grader.reports.files import write_outputs
 from grader.reports.progress import Progress, summary
-from grader.sandbox.host import ISOLATION_NOTES, enter_mode, unhide
+from grader.sandbox.host import enter_mode, isolation_note, unhide
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -302,7 +302,7 @@ def _grade_and_write(args: argparse.Namespace, specs: list[Spec], mode: str) -> 
     document = {
         "exercise": exercise.load().id,
         "isolation": mode,
-        "isolation_note": ISOLATION_NOTES[mode],
+        "isolation_note": isolation_note(mode),
         "settings": {"timeout": settings.timeout, "budget": settings.budget, "jobs": args.jobs},
         "duration": round(elapsed, 3),
         "interrupted": interrupted or cut,

@@ -30,13 +30,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _require_isolation(config: pytest.Config) -> None:
     """Refuse (exit 2) where submissions could not be isolated, as `meteor-kit check` does."""
-    from grader.sandbox.host import ISOLATION_NOTES, isolation, refusal
+    from grader.sandbox.host import isolation, isolation_note, refusal
 
     mode = isolation()
     if mode == "none" and not config.getoption("--no-sandbox"):
         pytest.exit(refusal("pytest hidden_tests"), returncode=2)
-    if ISOLATION_NOTES[mode]:
-        print(ISOLATION_NOTES[mode], file=sys.stderr)
+    if isolation_note(mode):
+        print(isolation_note(mode), file=sys.stderr)
 
 
 def _sandboxed(config: pytest.Config):

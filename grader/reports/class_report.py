@@ -406,21 +406,26 @@ def _head(title: str, csp: str, style: str = "") -> list[str]:
 
 
 ISOLATION_TEXT = {
-    "bubblewrap": "Isolation: bubblewrap. Every submission ran in its own jail.",
-    "separate-uid": "Isolation: separate-uid (root without a usable bubblewrap). Submissions ran as an "
-    "unprivileged uid, chrooted into a copy of the standard library: no view of the kit, the class or the "
-    "outputs. They could still use the network.",
+    "bubblewrap": "Isolation: bubblewrap. Every submission ran in a cell of its own: its own namespaces, tmpfs, uid, "
+    "cgroup and seccomp filter, none of it left for the next.",
+    "separate-uid": "Isolation: separate-uid (root without a usable bubblewrap). Submissions ran as a uid of their "
+    "own, chrooted into a copy of the standard library, under a seccomp filter: no view of the kit, the class or "
+    "the outputs.",
     "none": "NOT ISOLATED: this run used --no-sandbox. Submissions ran as the instructor's user and could "
     "read the hidden tests, the reference, other submissions and any of that user's files.",
 }
 
 
 def _isolation_banner(results: dict) -> str:
-    """The isolation mode of the run: quiet for bubblewrap, a loud alert for anything less."""
+    """The isolation mode of the run: quiet for bubblewrap, a loud alert for anything less.
+
+    The run's own note (what each submission got on that machine) comes first where it has one.
+    """
     mode = str(results.get("isolation") or "")
+    note = str(results.get("isolation_note") or "")
     if mode == "bubblewrap":
-        return f'<div class="banner ok" id="isolation" data-isolation="bubblewrap">{_e(ISOLATION_TEXT[mode])}</div>'
-    text = ISOLATION_TEXT.get(mode) or (
+        return f'<div class="banner ok" id="isolation" data-isolation="bubblewrap">{_e(note or ISOLATION_TEXT[mode])}</div>'
+    text = note or ISOLATION_TEXT.get(mode) or (
         f"Isolation: {mode}, not bubblewrap. Submissions did not run in the bubblewrap sandbox."
         if mode
         else "Isolation: not recorded. These results do not say whether submissions ran in a sandbox."

@@ -124,9 +124,9 @@ class Progress:
 
 
 ISOLATION_LINES = {
-    "bubblewrap": "isolation: bubblewrap (each submission in its own jail)",
-    "separate-uid": "isolation: separate-uid (root without a usable bubblewrap: a chroot and a uid of its own; "
-    "not hidden: the network)",
+    "bubblewrap": "isolation: bubblewrap (each submission in a cell of its own: namespaces, tmpfs, uid, cgroup, seccomp)",
+    "separate-uid": "isolation: separate-uid (root without a usable bubblewrap: a chroot, a uid of its own, seccomp; "
+    "the note at the start says the rest)",
     "none": "isolation: NONE - this run was NOT isolated (--no-sandbox)",
 }
 

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from grader.sandbox.answer import Answer, answer_from
 from grader.sandbox.budget import Budget
 from grader.sandbox.pipes import ChildPipes
+from grader.sandbox.timing import HUNG_FLOOR, wall_cap
 from grader.sandbox.wire import ProtocolError
 
 
@@ -64,7 +65,7 @@ class Batch:
             self.unread = 0  # nothing was sent
             yield Answer(False, kind="not_run", error=self.budget.text())
             return
-        limit, by_budget = self.budget.limit(self.timeout)
+        limit, by_budget = self.budget.limit(self.pipes.pace.limit(self.timeout))
         started = time.monotonic()
         try:
             with self.budget.charging():
@@ -72,14 +73,14 @@ class Batch:
                 request = {"seq": self.seq, "calls": calls}
                 if self.gather_until is not None:
                     request["gather"] = True
-                self.pipes.send(self.pipes.jail.req_w, request, deadline=started + limit)
+                self.pipes.send(self.pipes.jail.req_w, request, deadline=started + (limit if by_budget else wall_cap(limit)))
         except TimeoutError:
-            yield self._late(by_budget)
+            self.pipes.ended, self.pipes.cpu_used, self.pipes.own_used = "wall", 0.0, wall_cap(limit)
+            yield self._late(by_budget, limit)
             return
         except OSError:
             yield self._crashed()
             return
-        first = started + limit  # the first answer's deadline, which the request's writing used a part of
         for done in range(len(calls)):
             try:
                 # Fast path: an answer already read (the child runs ahead of us in a batch).
@@ -87,30 +88,37 @@ class Batch:
                 if payload is None:
                     if self.gather_until is not None:
                         limit = max(self.gather_until - time.monotonic(), 0.0)
-                    elif done == 0:
-                        limit = max(first - time.monotonic(), 0.0)
-                    else:
-                        limit, by_budget = self.budget.limit(self.timeout)
+                    elif done:
+                        limit, by_budget = self.budget.limit(self.pipes.pace.limit(self.timeout))
                     with self.budget.charging():
-                        payload = self.pipes.read_answer(self.seq, limit)
+                        # What is left of the budget caps its own time too: a sleep spends it as well.
+                        payload = self.pipes.read_answer(self.seq, limit, limit if by_budget else None)
                     if payload is None:
-                        yield self._crashed() if self.pipes.exit is not None else self._late(by_budget)
+                        yield self._crashed() if self.pipes.ended == "exit" else self._late(by_budget, limit)
                         return
                 answer = answer_from(payload)
                 if answer.took:
-                    self.pipes.slow.took(answer.took)
+                    self.pipes.pace.took(answer.took)
             except ProtocolError as exc:
                 yield self._failed("crash", f"the submission's process sent a malformed answer ({exc})")
                 return
             yield answer
 
-    def _late(self, by_budget: bool) -> Answer:
+    def _late(self, by_budget: bool, limit: float | None = None) -> Answer:
+        """The call ran past its limit: a timeout, or not run if the budget is what set the limit."""
+        limit = self.timeout if limit is None else limit
         if by_budget:
             return self._failed("not_run", self.budget.text())
-        self.pipes.slow.hung = True  # its next calls yield early (see renice.stalls_after)
-        return self._failed("timeout", f"the call took longer than {self.timeout:g} s")
+        if self.pipes.ended == "busy":
+            return self._failed("not_run", BUSY)
+        # Charged the whole time limit, even when it was cut short for having hung before: each timeout
+        # costs the budget the same, so a file that hangs runs out of it as soon as it did alone.
+        self.budget.timed_out(self.timeout, self.pipes.own_used)
+        self.pipes.pace.hung = True  # its next calls get less (see timing.Pace.limit)
+        return self._failed("timeout", timeout_text(self.pipes.ended, limit, self.timeout))
 
     def _crashed(self) -> Answer:
+        """The child ended during the call (or stopped answering)."""
         if self.pipes.exit is None:
             self.pipes.control(lambda e: False, 0.2)
         how = self.pipes.exit_text() if self.pipes.exit else "it stopped answering"
@@ -120,3 +128,21 @@ class Batch:
         self.unread = 0
         self.respawn()
         return Answer(False, kind=kind, error=message)
+
+
+BUSY = "not run: this machine was too busy to give the call its time; grade the submission again"
+
+
+def timeout_text(ended: str, limit: float, timeout: float) -> str:
+    """What a timeout's message says: which limit the call ran past."""
+    if ended == "wall":
+        return (
+            f"the call did not return within {wall_cap(limit):g} s, not counting the time it waited for a CPU, "
+            f"and was not computing all that time: it waited (sleep, a lock, input)"
+        )
+    if limit < timeout:
+        return (
+            f"the call took longer than {limit:.2g} s (after a timeout, a call gets ten times this submission's slowest "
+            f"answer, at least {HUNG_FLOOR:g} s, at most {timeout:g} s)"
+        )
+    return f"the call took longer than {limit:g} s"

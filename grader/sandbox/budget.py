@@ -1,27 +1,67 @@
-"""The time budget: the most one submission's own code may use in all, loads and calls, and what it used."""
+"""The time budget: the most one submission's own code may use in all, loads and calls, and what it used.
+
+What it used is its own time: the wall-clock time the grader waited on it, less the time its
+processes were ready to run but waited for a CPU that others held (the cell's clock says how
+long: timing.Clock). So a busy machine does not eat into a student's budget, and a submission
+that sleeps still spends it. A call that timed out is charged its whole limit, as its verdict
+says it took. Where the clock costs a round trip (no cgroup), the wall-clock time stands in for
+own time until the budget looks spent, and the clock then says whether it is.
+"""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+
+from grader.sandbox.timing import Clock
 
 
-@dataclass
 class Budget:
-    """Seconds the submission may use (None or 0: no limit) and the seconds it used, waited on by the grader."""
+    """Seconds the submission may use (None or 0: no limit), and what it used."""
 
-    seconds: float | None = None
-    used: float = 0.0
+    def __init__(self, seconds: float | None = None) -> None:
+        self.seconds = seconds or None
+        self.clock: Clock | None = None
+        self.reset()
+
+    def reset(self) -> None:
+        """Nothing used yet (a full run from the start has the whole budget again)."""
+        self.wall = 0.0  # wall-clock time charged: loads and calls
+        self.own = 0.0  # the same less the time stalled for a CPU, where the clock is cheap to read
+        self.penalty = 0.0  # what timed-out calls are charged beyond the time they took
+        self.carried = 0.0  # what an earlier cell used (its jail failed and a new one took over)
+        self.start: tuple[float, float] | None = None  # the clock when it started counting
+        self.free = (0.0, 0.0)  # CPU and stall of calls made for the grader's own sake (not charged)
+
+    def attach(self, clock: Clock | None) -> None:
+        """The submission's cell is open: its clock counts from now (what an earlier cell used is kept)."""
+        if self.clock is not None:
+            self.carried = self.used - self.penalty
+            self.wall = self.own = 0.0
+            self.free = (0.0, 0.0)
+        self.clock = clock
+        self.start = clock.read() if clock is not None else None
+
+    @property
+    def used(self) -> float:
+        """Seconds used so far."""
+        if self.clock is None or self.clock.cheap:
+            return (self.own if self.clock is not None else self.wall) + self.penalty + self.carried
+        estimate = self.wall + self.penalty + self.carried  # never less than the own time
+        if self.seconds is None or estimate < self.seconds or self.start is None:
+            return estimate
+        cpu, stall = self.clock.read()
+        cpu -= self.start[0] + self.free[0]
+        stall -= self.start[1] + self.free[1]
+        # Stalls between calls count too (the grader cannot tell them apart here): never below the CPU time.
+        return max(cpu, self.wall - stall) + self.penalty + self.carried
 
     def remaining(self) -> float | None:
-        # It counts the submission's own time (loads and calls), not the tests' work on the
-        # trusted side, so a busy grading machine does not eat into a student's budget.
         return None if not self.seconds else self.seconds - self.used
 
     def limit(self, wanted: float) -> tuple[float, bool]:
-        """Seconds the next wait may take (at most `wanted`), and whether the budget is what sets them."""
+        """Seconds the next call may take (at most `wanted`), and whether the budget is what sets them."""
         remaining = self.remaining()
         if remaining is not None and remaining < wanted:
             return max(remaining, 0.0), True
@@ -29,27 +69,42 @@ class Budget:
 
     def spent(self) -> str | None:
         """Why nothing more can run: the budget is used up (None while some is left)."""
-        remaining = self.remaining()
-        return self.text() if remaining is not None and remaining <= 0 else None
+        if self.seconds and self.used >= self.seconds:
+            return self.text()
+        return None
 
     def text(self) -> str:
         return f"not run: the submission used up its time budget of {self.seconds:g} s"
 
+    def timed_out(self, charge: float, took: float) -> None:
+        """A call that timed out is charged `charge` in all (it took `took` of that already)."""
+        self.penalty += max(charge - took, 0.0)
+
     @contextmanager
     def charging(self) -> Iterator[None]:
         """The time spent inside counts as the submission's."""
+        cheap = self.clock is not None and self.clock.cheap
+        before = self.clock.read()[1] if cheap and self.clock is not None else 0.0
         started = time.monotonic()
         try:
             yield
         finally:
-            self.used += time.monotonic() - started
+            took = time.monotonic() - started
+            self.wall += took
+            if cheap and self.clock is not None:
+                self.own += max(took - (self.clock.read()[1] - before), 0.0)
 
     @contextmanager
     def suspended(self) -> Iterator[None]:
         """No limit inside, and nothing charged: for calls the grader makes for its own sake."""
-        saved = self.seconds, self.used
+        saved = self.seconds, self.wall, self.own, self.penalty
+        lazy = self.clock is not None and not self.clock.cheap and self.start is not None
+        before = self.clock.read() if lazy and self.clock is not None else None
         self.seconds = None
         try:
             yield
         finally:
-            self.seconds, self.used = saved
+            self.seconds, self.wall, self.own, self.penalty = saved
+            if before is not None and self.clock is not None:
+                after = self.clock.read()
+                self.free = (self.free[0] + after[0] - before[0], self.free[1] + after[1] - before[1])

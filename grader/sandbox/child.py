@@ -1,19 +1,28 @@
-"""The untrusted side: a fork server that loads one submission in a child and answers calls.
+"""The untrusted side: a fork server that makes a fresh cell for each submission, and the cell's children.
 
 Runs inside the sandbox only, standalone on purpose (the standard library and the protocol,
 wire.py, nothing else from the grader): the sandbox sees these two files and the submission's
-text, nothing else. Its configuration (the descriptors of its pipes, the limits) arrives on
-standard input.
+text, nothing else. Its configuration arrives on standard input.
 
-Two processes live here. The server starts first (as root under bubblewrap), sets the rlimits,
-drops to an unprivileged uid, and then only forks: one child per load of the submission. A
-restart after a timeout or a crash costs a fork, not a new interpreter. The child loads the
-submission and answers calls. Everything travels on pipes (wire.py: length-prefixed JSON, and
-a line per answer) whose descriptors the grader passed in, never on stdout: what the submission prints goes to a memfd
-behind descriptors 1 and 2, and comes back as data, cut to its head.
+Three kinds of process live here, each forked from the one before:
+- the **server**, one per jail (a grading worker keeps one): it never runs submission code and,
+  for each submission, forks a cell;
+- the **cell**, one per submission: where the jail allows it, it has its own pid, IPC, mount
+  and UTS namespaces, its own /proc, a fresh tmpfs on /tmp, /var/tmp and /dev/shm with size caps,
+  the rest of the file system read-only, its own cgroup (joined through descriptors the grader
+  opened) and one session. Its first process, the cell's init, answers the grader's control
+  messages and forks a **child** for each load of the submission. When the cell ends, every
+  process, file, queue and shared-memory object of the submission ends with it: that is what a
+  pid namespace and a mount namespace do, not a list of leftovers to sweep;
+- the **child**: it drops every privilege (a uid of its own that nobody holds, or no capability
+  in a user namespace), takes the rlimits and the seccomp filter the grader built, then receives
+  the submission's code on its pipe and answers calls. Everything travels on pipes (wire.py:
+  length-prefixed JSON, and a line per answer); what the submission prints goes to a memfd
+  behind descriptors 1 and 2 and comes back as data, cut to its head.
 """
 
 import builtins
+import ctypes
 import io
 import json
 import os
@@ -42,6 +51,15 @@ ORIGINAL_BUILTINS = dict(builtins.__dict__)
 STR_LIMIT = wire.STR_LIMIT
 TOOK_FROM = wire.TOOK_FROM
 
+LIBC = ctypes.CDLL(None, use_errno=True)
+CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWPID = 0x20000, 0x2000000, 0x4000000, 0x8000000, 0x20000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 32, 4096, 16384, 1 << 18
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_SECCOMP, PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS = 1, 4, 22, 24, 28, 38
+PR_SET_CHILD_SUBREAPER, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, SECCOMP_MODE_FILTER = 36, 47, 4, 2
+# No capability ever again, not even by running a set-uid-root file or becoming uid 0 in the namespace.
+SECURE_BITS = 0xFF  # NOROOT, NO_SETUID_FIXUP, KEEP_CAPS, NO_CAP_AMBIENT_RAISE, each with its lock (KEEP_CAPS off)
+SECURE_BITS &= ~(1 << 4)
+
 
 def read_message(fd):
     """The grader's next message; None at the end of the pipe, or for one that is malformed (then we stop)."""
@@ -59,12 +77,20 @@ def write_answer(fd, seq, answer):
     wire.write_all(fd, wire.answer_line(seq, answer))
 
 
+def libc_call(name, *args):
+    """A libc call that must work; OSError with its errno otherwise."""
+    if getattr(LIBC, name)(*args) != 0:
+        number = ctypes.get_errno()
+        raise OSError(number, f"{name}: {os.strerror(number)}")
+
+
 # ---------------------------------------------------------------- the server
 
 
 # /proc as the server opened it before a chroot (None: the path /proc is the real one). The
 # children close it at once: through it, a process could walk back out of the chroot.
 PROC = [None]
+SERVER = [0]  # the server's pid, for its cells to die with it
 
 
 def read_config():
@@ -83,84 +109,91 @@ def read_config():
 
 def main():
     config = read_config()
-    ctl_in, ctl_out, req_r, resp_w = config["fds"]
-    set_limits(config["limits"])
+    ctl_in, ctl_out, req_r, resp_w, fds_in = config["fds"]
     if config.get("root"):
-        # Root without bubblewrap: the submissions get a root directory holding only the standard
-        # library, so no path leads to the kit, the class or any other file of the machine.
+        # Root without bubblewrap: each cell is chrooted (open_cell). The real /proc stays at hand
+        # to find the cell's processes; each child closes it before it runs any code.
         PROC[0] = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)
-        os.chroot(config["root"])
-        os.chdir("/")
-    if os.getuid() == 0 and config.get("uid") is not None:
-        # Under bubblewrap as root there is no user namespace: this is a real uid change, so
-        # RLIMIT_NPROC applies and no capability is left (bubblewrap set no_new_privs already).
-        os.setgroups([])
-        os.setgid(config["uid"])
-        os.setuid(config["uid"])
+    # Not dumpable: nothing of another uid, nor of ours without capabilities, can ptrace the
+    # server or read its memory (and no child can even name it: they live in pid namespaces of their own).
+    LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    if config.get("parent"):
+        die_with(config["parent"])  # outside bubblewrap (which does it itself): we end with the grading worker
+    preload()
+    wire.write_all(ctl_out, wire.frame({"event": "ready", "namespaces": namespaces_work(config)}))
+    while True:
+        message = read_message(ctl_in)
+        if message is None or message.get("op") != "open":
+            os._exit(0)  # "quit", the end of the pipe, or a message for no cell: the grader is gone or done
+        received = receive_fds(fds_in, int(message.get("fds", 0)))
+        SERVER[0] = os.getpid()
+        cell = os.fork()
+        if cell == 0:
+            try:
+                open_cell(config, message, received)
+            except BaseException:
+                report_failure()
+            finally:
+                os._exit(70)
+        for fd in received:
+            os.close(fd)
+        status = wait_for(cell)
+        write_message(ctl_out, {"event": "closed", "status": describe_status(status)})
+
+
+def die_with(parent):
+    """SIGKILL when our parent ends (and at once if it already has)."""
+    LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() not in (parent, 0):  # 0: the init of a new pid namespace, whose parent is outside it
+        os._exit(0)
+
+
+def namespaces_work(config):
+    """Whether a cell can have its namespaces here (a test cell: fork, unshare, done)."""
+    if not config["cell"]["namespaces"]:
+        return False
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0 if LIBC.unshare(cell_flags()) == 0 else 1)
+    return os.waitstatus_to_exitcode(wait_for(pid)) == 0
+
+
+def cell_flags():
+    return CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNS | CLONE_NEWUTS
+
+
+def receive_fds(sock_fd, count):
+    """`count` descriptors the grader sent with SCM_RIGHTS (the cell's cgroups); none when it sent none."""
+    if not count:
+        return []
+    import socket
+
+    sock = socket.socket(fileno=os.dup(sock_fd))
     try:
-        os.setpriority(os.PRIO_PROCESS, 0, config.get("nice", 0))
+        _, fds, _, _ = socket.recv_fds(sock, 16, count)
+    finally:
+        sock.close()
+    return list(fds)
+
+
+def report_failure():
+    """The jail's own failure, on its standard error (the grader's tests read it; grading discards it)."""
+    import traceback
+
+    try:
+        os.write(2, traceback.format_exc().encode(errors="replace"))
     except OSError:
         pass
-    if config.get("uid") is None:
-        no_ptrace()  # a uid change (above) already made it so
-    if not (config["pidns"] or config.get("own_uid")):
-        subreaper()
-    # The server shares its uid with the submissions, which may change its limits, priority or
-    # cores (prlimit, setpriority, sched_setaffinity on its pid): every fork would inherit that.
-    # Compared after each submission; a change ends the server, and the grader starts a new jail.
-    expected = own_state(config["limits"])
-    preload()
-    # Whose leftovers to remove: the jail's own uid only (never the grader's own user's files).
-    own = config["pidns"] or config.get("own_uid")
-    wake_r, wake_w = os.pipe()
-    os.set_blocking(wake_w, False)
-    signal.set_wakeup_fd(wake_w)
-    signal.signal(signal.SIGCHLD, lambda *_: None)
-    child = None
+
+
+def wait_for(pid):
     while True:
         try:
-            ready = select.select([ctl_in, wake_r], [], [])[0]
+            return os.waitpid(pid, 0)[1]
         except InterruptedError:
             continue
-        if wake_r in ready:
-            os.read(wake_r, 4096)
-            for pid, status in reap():
-                if pid == child:
-                    child = None
-                    write_message(ctl_out, {"event": "exit", "pid": pid, "status": describe_status(status)})
-        if ctl_in not in ready:
-            continue
-        message = read_message(ctl_in)
-        if message is None or message.get("op") == "quit":
-            kill_others(config, keep=None)
-            os._exit(0)
-        if message["op"] == "kill":
-            # Two steps, so the grader can drop what the dead child left half-written in the
-            # answer pipe before a new child writes anything there.
-            kill_others(config, keep=None, child=child)
-            reap()
-            drain(req_r)
-            child = None
-            if own and (remove_leftovers(os.getuid()) or own_state(config["limits"]) != expected):
-                os._exit(3)  # not a clean slate: the grader sees the jail end and starts a fresh one
-            write_message(ctl_out, {"event": "killed"})
-        elif message["op"] == "spawn":
-            child = os.fork()
-            if child == 0:
-                signal.set_wakeup_fd(-1)
-                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                for fd in (ctl_in, ctl_out, wake_r, wake_w):
-                    os.close(fd)
-                if PROC[0] is not None:
-                    os.close(PROC[0])  # a way out of the chroot: closed before any submission code runs
-                init = read_message(req_r)  # the code comes to the child, never to the server
-                if init is not None:
-                    run_child(init, req_r, resp_w)
-                os._exit(0)
-            write_message(ctl_out, {"event": "spawned", "pid": child})
-        elif message["op"] == "sweep":
-            kill_others(config, keep=child)
-            write_message(ctl_out, {"event": "swept"})
+        except ChildProcessError:
+            return 0
 
 
 # Standard modules that submissions import most, and that the sandbox itself needs when a call
@@ -181,11 +214,6 @@ def preload():
             __import__(name)
         except Exception:
             pass  # a Python built without it, or a root without it: the submission's own import says so
-
-
-def set_limits(limits):
-    for name, value in limits.items():
-        resource.setrlimit(getattr(resource, name), (value, value))
 
 
 def reap():
@@ -211,132 +239,227 @@ def describe_status(status):
     return {"exit": os.waitstatus_to_exitcode(status)}
 
 
-def own_state(limits):
-    """What a process of our uid could change about this server and every child it forks."""
-    try:
-        tracer = [line for line in wire.proc_read("self/status", PROC[0]).splitlines() if line.startswith(b"TracerPid:")]
-    except OSError:
-        tracer = None
-    return (
-        [resource.getrlimit(getattr(resource, name)) for name in sorted(limits)],
-        os.getpriority(os.PRIO_PROCESS, 0),
-        os.sched_getscheduler(0),
-        sorted(os.sched_getaffinity(0)),
-        tracer,
-    )
+# ---------------------------------------------------------------- the cell
 
 
-def no_ptrace():
-    """Not dumpable: a process of the same uid can no longer ptrace the server nor write its memory."""
-    import ctypes
-
-    PR_SET_DUMPABLE = 4
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
-
-
-def subreaper():
-    """Orphans of our descendants are reparented to us, not to init: kill_others still finds them."""
-    import ctypes
-
-    PR_SET_CHILD_SUBREAPER = 36
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-
-
-LEFTOVER_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
-
-
-def remove_leftovers(uid, root=""):
-    """Remove what `uid` left in the shared places (files, System V IPC); return how much is left."""
-    return sum(wipe_own(root + d, uid) for d in LEFTOVER_DIRS) + remove_ipc(uid)
-
-
-def wipe_own(directory, uid, depth=0):
-    """Remove every entry of `uid` under `directory`; return how many remain.
-
-    Besides its own directories, `uid` can only have written into world-writable ones (like
-    /tmp itself), so only those are searched: a big /tmp costs one listing.
-    """
-    try:
-        entries = list(os.scandir(directory))
-    except OSError:
-        return 0
-    left = 0
-    for entry in entries:
+def open_cell(config, message, cgroups):
+    """In the server's fork: join the cell's cgroups, make its namespaces, and run its init until the cell closes."""
+    die_with(SERVER[0])
+    for fd in cgroups:
+        os.write(fd, b"0")  # "0": the writing process; its forks follow it
+        os.close(fd)
+    isolated = bool(message.get("namespaces")) and LIBC.unshare(cell_flags()) == 0
+    if isolated:
+        # Nothing mounted in the cell propagates out of it (a host's mounts are often shared).
+        libc_call("mount", b"none", b"/", None, MS_REC | MS_PRIVATE, None)
+    if config.get("root"):
+        # Root without bubblewrap: a root directory holding only the standard library, so no
+        # path leads to the kit, the class or any other file of the machine.
+        os.chroot(config["root"])
+        os.chdir("/")
+    # The new pid namespace takes our next child as its first process, its init: when it ends,
+    # the kernel kills every process left in the namespace and reaps them before we hear of it.
+    me = os.getpid()
+    init = os.fork()
+    if init == 0:
         try:
-            st = entry.stat(follow_symlinks=False)
-            if st.st_uid == uid:
-                if entry.is_dir(follow_symlinks=False):
-                    os.chmod(entry.path, 0o700)
-                    wipe(entry.path)
-                    os.rmdir(entry.path)
-                else:
-                    os.unlink(entry.path)
-            elif entry.is_dir(follow_symlinks=False) and st.st_mode & 0o002 and depth < 8:
-                left += wipe_own(entry.path, uid, depth + 1)
+            die_with(me)  # the cell's init ends with us, and with it everything in its pid namespace
+            Cell(config, message, isolated).run()
+        except BaseException:
+            report_failure()
+            os._exit(70)
+        finally:
+            os._exit(0)
+    os._exit(os.waitstatus_to_exitcode(wait_for(init)) & 0xFF)
+
+
+class Cell:
+    """The cell's init: answers the grader's control messages, forks the submission's children, and kills them."""
+
+    def __init__(self, config, message, isolated):
+        self.config, self.isolated = config, isolated
+        self.ctl_in, self.ctl_out, self.req_r, self.resp_w, self.fds_in = config["fds"]
+        self.uid = message.get("uid")
+        self.seccomp = bytes.fromhex(message["seccomp"])  # the filter for what this cell's namespaces make safe
+        self.child = None
+        self.me = os.getpid()
+        self.proc = PROC[0]  # where to look for our processes: the real /proc unless the cell has its own
+
+    def run(self):
+        os.close(self.fds_in)
+        drain(self.req_r)  # a request the last cell's child never read is not this one's code
+        if self.isolated:
+            self.make_room()
+        else:
+            LIBC.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # orphans come back to us: we can kill them all
+        try:
+            os.setsid()  # one session for the whole submission: one autogroup, one fair share of the CPU
         except OSError:
-            left += os.path.lexists(entry.path) and _owner(entry.path) == uid
-    return left
-
-
-def _owner(path):
-    try:
-        return os.lstat(path).st_uid
-    except OSError:
-        return None
-
-
-def wipe(directory):
-    """Remove everything under `directory` that we own, even what was made unreadable."""
-    try:
-        entries = list(os.scandir(directory))
-    except OSError:
-        return
-    for entry in entries:
+            pass
+        LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+        wake_r, wake_w = os.pipe()
+        os.set_blocking(wake_w, False)
+        signal.set_wakeup_fd(wake_w)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        self.wake_r, self.wake_w = wake_r, wake_w
         try:
-            if entry.is_dir(follow_symlinks=False):
-                os.chmod(entry.path, 0o700)
-                wipe(entry.path)
-                os.rmdir(entry.path)
-            else:
-                os.unlink(entry.path)
+            write_message(self.ctl_out, {"event": "opened", "isolated": self.isolated})
+            self.serve()
+        except OSError:
+            pass  # the grader is gone
+        finally:
+            self.kill_all()
+
+    def serve(self):
+        """Answer the grader's control messages until it closes the cell."""
+        wake_r = self.wake_r
+        while True:
+            try:
+                ready = select.select([self.ctl_in, wake_r], [], [])[0]
+            except InterruptedError:
+                continue
+            if wake_r in ready:
+                os.read(wake_r, 4096)
+                self.reap_children()
+            if self.ctl_in not in ready:
+                continue
+            message = read_message(self.ctl_in)
+            op = None if message is None else message.get("op")
+            if op == "spawn":
+                self.spawn()
+            elif op == "kill":
+                # Two steps, so the grader can drop what the dead child left half-written in the
+                # answer pipe before a new child writes anything there.
+                self.kill_all()
+                drain(self.req_r)
+                write_message(self.ctl_out, {"event": "killed"})
+            elif op == "usage":
+                cpu, stall = self.usage()
+                write_message(self.ctl_out, {"event": "usage", "cpu": cpu, "stall": stall})
+            else:  # "close", the end of the pipe, or anything else: the cell ends, and all of it
+                return
+
+    def make_room(self):
+        """The cell's own view of the files: its /proc, fresh size-capped tmpfs, everything else read-only."""
+        cell = self.config["cell"]
+        if cell.get("proc"):
+            libc_call("mount", b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
+            self.proc = None
+        for place, size in cell["tmpfs"].items():
+            options = f"size={size},nr_inodes={cell['inodes']},mode=1777".encode()
+            libc_call("mount", b"tmpfs", place.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options)
+        for place in cell.get("read_only", ()):
+            # The flags the jail mounted it with are kept: in a user namespace, dropping one is refused.
+            libc_call("mount", None, place.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, None)
+        try:
+            LIBC.sethostname(b"cell", 4)
         except OSError:
             pass
 
+    def spawn(self):
+        self.reap_children()
+        child = os.fork()
+        if child == 0:
+            try:
+                signal.set_wakeup_fd(-1)
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                for fd in (self.ctl_in, self.ctl_out, self.wake_r, self.wake_w):
+                    os.close(fd)
+                if PROC[0] is not None:
+                    os.close(PROC[0])  # a way out of the chroot: closed before any submission code runs
+                become_the_submission(self.config, self.uid, self.seccomp)
+                init = read_message(self.req_r)  # the code comes to the child, never to the cell's init
+                if init is not None:
+                    run_child(init, self.req_r, self.resp_w)
+            finally:
+                os._exit(0)
+        self.child = child
+        write_message(self.ctl_out, {"event": "spawned", "pid": child})
 
-def ipc_objects(uid):
-    """(kind, id) of the System V IPC objects `uid` owns or created, as /proc/sysvipc lists them."""
-    found = []
-    for kind in ("shm", "msg", "sem"):
+    def reap_children(self):
+        for pid, status in reap():
+            if pid == self.child:
+                self.child = None
+                try:
+                    write_message(self.ctl_out, {"event": "exit", "pid": pid, "status": describe_status(status)})
+                except OSError:
+                    pass  # the grader is gone: the cell ends at its next read
+
+    def members(self):
+        """The submission's live processes, as pids of the /proc we look at (not this init)."""
+        found = [p for p in wire.processes(self.proc) if not p.zombie]
+        if self.proc is None and self.isolated:
+            return [p.pid for p in found if p.pid != self.me]  # the cell's own /proc: everyone but us
+        # No /proc of its own: our descendants (orphans come back to us, a subreaper or an init).
+        me = self.me if self.proc is None else int(os.readlink("self", dir_fd=self.proc))
+        children, mine, level = wire.children_of(found), [], [me]
+        while level:
+            level = [c for pid in level for c in children.get(pid, ())]
+            mine += level
+        return mine
+
+    def kill_all(self):
+        """Kill every process of the submission, wherever it went, and reap them all."""
+        for attempt in range(1000):
+            if self.isolated:
+                try:
+                    os.kill(-1, signal.SIGKILL)  # the init of a pid namespace: everyone else in it
+                except OSError:
+                    pass
+            else:
+                for pid in self.members():
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                if self.uid is not None:
+                    kill_uid(self.uid)  # a uid nobody else holds: whatever escaped our view
+            self.reap_children()
+            # In a pid namespace every process is ours to reap (its init adopts orphans); without
+            # one, a subreaper adopts them too, but a process may still be on its way to us.
+            if not self.children_left() and (self.isolated or not self.members()):
+                return
+            if attempt:
+                time.sleep(0.001)
+
+    @staticmethod
+    def children_left():
+        while True:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return False
+            if pid == 0:
+                return True
+
+    def usage(self):
+        """CPU time the submission's processes used (the dead ones too: reaped by us, or by their parent), and the
+        time the live ones waited for a CPU that others held."""
+        ticks = os.sysconf("SC_CLK_TCK")
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu, stall = used.ru_utime + used.ru_stime, 0.0
+        for pid in self.members():
+            try:
+                fields = wire.proc_read(f"{pid}/stat", self.proc).rsplit(b")", 1)[1].split()
+                cpu += sum(int(f) for f in fields[11:15]) / ticks  # utime, stime, cutime, cstime
+                stall += int(wire.proc_read(f"{pid}/schedstat", self.proc).split()[1]) / 1e9
+            except (OSError, IndexError, ValueError):
+                continue
+        return cpu, stall
+
+
+def kill_uid(uid):
+    """Kill every process of `uid` (a uid the grader chose because nobody held it): kill(-1) as that uid."""
+    killer = os.fork()
+    if killer == 0:
         try:
-            header, *rows = wire.proc_read(f"sysvipc/{kind}", PROC[0], size=1 << 24).decode().splitlines()
-        except (OSError, ValueError):
-            continue
-        names = header.split()
-        for row in rows:
-            fields = dict(zip(names, row.split()))
-            if str(uid) in (fields.get("uid"), fields.get("cuid")):
-                found.append((kind, int(row.split()[1])))
-    return found
-
-
-def remove_ipc(uid):
-    """Remove `uid`'s System V shared memory, message queues and semaphores; return how many remain."""
-    objects = ipc_objects(uid)
-    if not objects:
-        return 0
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    IPC_RMID = 0
-    for kind, ident in objects:
-        if kind == "shm":
-            libc.shmctl(ident, IPC_RMID, None)
-        elif kind == "msg":
-            libc.msgctl(ident, IPC_RMID, None)
-        else:
-            libc.semctl(ident, 0, IPC_RMID)
-    # A segment still attached stays listed until its last process is gone: they are all dead here.
-    return len(ipc_objects(uid))
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+        os._exit(0)
+    wait_for(killer)
 
 
 def drain(fd):
@@ -350,70 +473,62 @@ def drain(fd):
         os.set_blocking(fd, True)
 
 
-def kill_others(config, keep, child=None):
-    """Kill every process of the submission but `keep`: its strays too, wherever they went.
-
-    `child`, the one we forked, is waited for: once it is gone a second look usually finds
-    nobody, and the kill costs no sleep.
-    """
-    me = os.getpid()
-    # Our uid is the jail's own (or the pid namespace holds only us): kill(-1) reaches exactly
-    # the submission's processes, but never the caller. Unisolated, our uid is the grader's:
-    # only our descendants are the submission's (orphans come back to us, a subreaper).
-    confined = config["pidns"] or config.get("own_uid")
-    whole = keep is None and confined
-    for attempt in range(500):
-        found = same_uid_processes() if confined else descendants(me)
-        victims = [pid for pid in found if pid not in (1, me, keep)]
-        if not victims:
-            return
-        if whole:
-            try:
-                os.kill(-1, signal.SIGKILL)
-            except OSError:
-                pass
-        else:
-            for pid in victims:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-        if child is not None and child in victims:
-            try:
-                os.waitpid(child, 0)
-            except ChildProcessError:
-                pass
-        reap()
-        if attempt:
-            time.sleep(0.002)
+# ---------------------------------------------------------------- the child: from here on, the submission
 
 
-def descendants(me):
-    children = wire.children_of(wire.processes(PROC[0]))
-    found, level = set(), {me}
-    while level:
-        level = {c for pid in level for c in children.get(pid, ())} - found
-        found |= level
-    return sorted(found)
+def become_the_submission(config, uid, program):
+    """Everything a submission's process gives up before it sees a line of the submission, in this order."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("1000")  # the memory cap kills the submission's processes first, never the cell's init
+    except OSError:
+        pass
+    if uid is not None:
+        # A real uid change: no capability is left, and RLIMIT_NPROC counts this submission alone.
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+    elif os.getuid() == 0:
+        drop_capabilities()  # uid 0 of the unprivileged jail's user namespace
+    for name, value in config["limits"].items():
+        resource.setrlimit(getattr(resource, name), (value, value))
+    os.umask(0o077)
+    libc_call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    filters = ctypes.create_string_buffer(program, len(program))
+
+    class Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    prog = Program(len(program) // 8, ctypes.addressof(filters))
+    libc_call("prctl", PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0)
 
 
-def same_uid_processes():
-    """Live processes running as our uid."""
-    mine = os.getuid()
-    return [p.pid for p in wire.processes(PROC[0]) if p.uid == mine and not p.zombie]
+def drop_capabilities():
+    """uid 0 of a user namespace without a single capability, for good (the unprivileged jail maps one uid only)."""
+    try:
+        last = int(open("/proc/sys/kernel/cap_last_cap").read())
+    except (OSError, ValueError):
+        last = 63
+    for cap in range(last + 1):
+        LIBC.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
+    LIBC.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    libc_call("prctl", PR_SET_SECUREBITS, SECURE_BITS, 0, 0, 0)
 
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
 
-# ---------------------------------------------------------------- the child
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+    header = Header(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3: two data structs
+    data = (Data * 2)()
+    libc_call("capset", ctypes.byref(header), data)  # nothing effective, permitted or inheritable
 
 
 SOURCE = [""]
 
 
 def run_child(init, req_r, resp_w):
-    os.setsid()  # a session of its own: no terminal, no process group shared with the server
-    # What it creates is its own: without a private /tmp (separate-uid mode), a submission graded
-    # at the same moment, under another uid, cannot read it.
-    os.umask(0o077)
     SOURCE[0] = init["source"]
     me = os.getpid()
     out = Output()
@@ -455,19 +570,19 @@ def run_child(init, req_r, resp_w):
         gathered = bytearray() if request.get("gather") is True else None
         flushed = time.perf_counter()
         for args, kwargs in request["calls"]:
-            began = time.perf_counter()
+            cpu = time.process_time()
             answer = call(fn, args, kwargs, filename, function, swap)
-            took = time.perf_counter() - began
+            took = time.process_time() - cpu  # its CPU time: what a neighbour's load cannot change
             if os.getpid() != me:  # a fork inside the call returned twice; the copy must not answer
                 os._exit(0)
             answer.update(out.take())
-            if took >= TOOK_FROM:  # the grader gives a slow submission's calls longer before they yield
+            if took >= TOOK_FROM:  # the grader gives a submission that hung once as long as its slowest call, ten times
                 answer["took"] = took
             if gathered is None:
                 write_answer(resp_w, request["seq"], answer)
                 continue
             gathered += wire.answer_line(request["seq"], answer)
-            if len(gathered) >= wire.GATHER_BYTES or began + took - flushed >= wire.GATHER_SECONDS:
+            if len(gathered) >= wire.GATHER_BYTES or time.perf_counter() - flushed >= wire.GATHER_SECONDS:
                 wire.write_all(resp_w, bytes(gathered))
                 gathered.clear()
                 flushed = time.perf_counter()

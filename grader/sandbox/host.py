@@ -1,15 +1,15 @@
 """A submission running in a separate, jailed process: arguments go in, plain data comes out.
 
-The jail is bubblewrap where it works: no network, no view of the grader's files or
-environment, its own pid namespace, an unprivileged uid, rlimits. Inside it a fork server
-(jail_child.py) loads the submission in a child, so a restart costs a fork. Where bubblewrap
-is missing, the same server runs with rlimits in a fresh process group only, and
-`isolation()` says so.
+The jail is bubblewrap where it works (a chroot and a uid of its own as root without it): no
+network, no view of the grader's files or environment. Inside it a fork server (child.py) opens
+a cell for each submission: its own namespaces, tmpfs, cgroup, uid and seccomp filter, all of it
+ended with the submission. A load is a child forked in the cell, so a restart costs a fork.
+Where none of that can be had, `isolation()` says so.
 
 This module is the sandbox's face to the grader. Its parts live in modules of their own:
-the jail (jail.py, mounts.py, interpreter.py, separate_uid.py), which isolation works here
-(probe.py), the protocol (wire.py), and a submission's pieces: loading.py, batch.py,
-budget.py, renice.py, pipes.py, lifecycle.py, answer.py.
+the jail and its cells (jail.py, mounts.py, interpreter.py, separate_uid.py, cgroups.py,
+uids.py, seccomp.py), which isolation works here (probe.py), the protocol (wire.py), and a
+submission's pieces: loading.py, batch.py, budget.py, timing.py, pipes.py, lifecycle.py, answer.py.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import secrets
 import sys
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,12 +31,12 @@ from grader.sandbox.interpreter import Interpreter, describe_interpreter, interp
 from grader.sandbox.jail import Jail, Limits, processes_of
 from grader.sandbox.lifecycle import Lifecycle
 from grader.sandbox.loading import Loading
-from grader.sandbox.probe import ISOLATION_NOTES, Probe, enter_mode, isolation, probe, refusal
+from grader.sandbox.probe import Probe, enter_mode, isolation, isolation_note, probe, refusal
 from grader.sandbox.separate_uid import hide, prepare_separate_uid, state_dir, unhide
+from grader.sandbox.timing import wall_cap
 
 # What callers import from here (the grader's commands, judging, the tests).
 __all__ = [
-    "ISOLATION_NOTES",
     "Answer",
     "Interpreter",
     "Jail",
@@ -50,6 +49,7 @@ __all__ = [
     "hide",
     "interpreter",
     "isolation",
+    "isolation_note",
     "prepare_separate_uid",
     "probe",
     "processes_of",
@@ -107,19 +107,20 @@ class SandboxedSubmission(CallsByName):
     signature = property(lambda self: self._loading.signature)
     modules = property(lambda self: self._loading.modules)
     budget = property(lambda self: self._budget.seconds)
-    # The jail and its processes (the tests look at them).
+    # The jail, its cell and its processes (the tests look at them).
     _jail = property(lambda self: self._life.jail)
     _proc = property(lambda self: self._life.jail.proc)
-    _uid = property(lambda self: self._life.jail.uid)
+    _uid = property(lambda self: self._life.cell.uid if self._life.cell else None)
+    _cell = property(lambda self: self._life.cell)
 
     @property
     def on_slow(self) -> Callable[[], None] | None:
         """Called once, the first time a call keeps us waiting: the grader can start other work."""
-        return self._life.slow.on_slow
+        return self._life.pace.on_slow
 
     @on_slow.setter
     def on_slow(self, hook: Callable[[], None] | None) -> None:
-        self._life.slow.on_slow = hook
+        self._life.pace.on_slow = hook
 
     # ------------------------------------------------------------ loading
 
@@ -127,11 +128,18 @@ class SandboxedSubmission(CallsByName):
         """A fresh child that has loaded the submission; raises LoadError if it cannot."""
         self._batch = None  # what the last child owed is gone with it
         with self._budget.charging():  # a restart the submission caused counts in its budget
-            spawning = time.monotonic()
             self._life.fresh_child()
+            if self._budget.clock is not self._life.pipes.clock:
+                self._budget.attach(self._life.pipes.clock)  # a new cell: its clock counts from its first child
             limit, by_budget = self._budget.limit(self._loading.time_limit(self.timeout))
-            load = self._loading.load(self._life.pipes, secrets.randbits(62), spawning + limit)
+            load = self._loading.load(self._life.pipes, secrets.randbits(62), limit, limit if by_budget else None)
         if load is None:
+            if by_budget and self._life.pipes.ended in ("cpu", "wall"):
+                raise LoadError(f"loading the file used up the time budget of {self.budget:g} s")
+            if self._life.pipes.ended == "wall":
+                raise LoadError(f"loading the file did not end within {wall_cap(limit):g} s, and it was not computing: it waited")
+            if self._life.pipes.ended == "busy":
+                raise LoadError("the machine was too busy to load the file; grade it again")
             if self._life.pipes.exit:
                 raise LoadError(f"loading the file crashed the process ({self._life.pipes.exit_text()})")
             if by_budget:
@@ -150,12 +158,9 @@ class SandboxedSubmission(CallsByName):
 
     def start_over(self) -> None:
         """A full run from the start: a fresh child, and the whole budget again (what it used before is forgotten)."""
-        self._budget.used = 0.0
+        self._budget.reset()
+        self._budget.attach(self._life.pipes.clock)
         self.restart()
-
-    def sweep(self) -> None:
-        """Kill any process the submission left running, keeping the child that answers calls."""
-        self._life.sweep()
 
     # ------------------------------------------------------------ calls
 
@@ -201,7 +206,7 @@ class SandboxedSubmission(CallsByName):
             yield
 
     def used(self) -> float:
-        """Seconds the submission has used so far: its loads and calls."""
+        """Seconds the submission has used so far: its loads and calls (CPU time, and each timeout's whole limit)."""
         return self._budget.used
 
     def spent(self) -> str | None:

@@ -1,41 +1,46 @@
-"""The jail: bubblewrap (or the fallbacks) around the fork server, its rlimits, and killing what it holds."""
+"""The jail: bubblewrap (or a chroot) around the fork server, and the cell it makes for each submission.
+
+A grading worker keeps one jail (bubblewrap costs tens of milliseconds to start) and opens a
+cell in it for each submission (a few milliseconds: two forks, its namespaces, its mounts and
+its cgroup). What one submission could leave for the next lives in its cell and ends with it.
+"""
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grader.sandbox import wire
+from grader.sandbox import cgroups, seccomp, wire
 from grader.sandbox.interpreter import PYTHON
 from grader.sandbox.mounts import bwrap_mounts, bwrap_user
 from grader.sandbox.probe import isolation
 from grader.sandbox.separate_uid import hide, kit_paths, python_for_others, separate_root
+from grader.sandbox.uids import free_uid
 
 CHILD = Path(__file__).with_name("child.py")
 WIRE = Path(__file__).with_name("wire.py")  # bound beside the child in the jail: the one module it imports
-
-
-_uids = itertools.count()
+START_TIMEOUT = 30.0  # seconds for a new jail's server to say it is ready (Python's start, its imports)
+CELL_TIMEOUT = 10.0  # seconds for a cell to open or close
 
 
 @dataclass(frozen=True)
 class Limits:
-    """What one submission's processes may use (each process, except `processes`)."""
+    """What one submission may use: its processes each (rlimits), and all of them together (its cgroup)."""
 
     memory_mb: int = 512
     cpu_seconds: int = 120
     processes: int = 32
     file_size_mb: int = 8
     open_files: int = 64
-    tmp_mb: int = 64
+    tmp_mb: int = 64  # its /tmp; /var/tmp and /dev/shm get a quarter each
 
     def rlimits(self) -> dict[str, int]:
         return {
@@ -47,59 +52,74 @@ class Limits:
             "RLIMIT_CORE": 0,
         }
 
+    def tmpfs(self) -> dict[str, int]:
+        quarter = max(self.tmp_mb << 18, 1 << 20)
+        return {"/tmp": self.tmp_mb << 20, "/var/tmp": quarter, "/dev/shm": quarter}
 
-def jail_uid() -> int:
-    """A uid of its own for each live sandbox, so RLIMIT_NPROC counts only its processes."""
-    return 1_000_000 + (os.getpid() * 64 + next(_uids) % 64) % 4_000_000
+
+class JailError(OSError):
+    """The jail's server or a cell did not answer as it must: the caller starts a fresh jail."""
+
+
+@dataclass
+class Cell:
+    """One submission's cell, as the grader knows it."""
+
+    uid: int | None  # its own uid (as root), or None (a user namespace, or no privilege at all)
+    cgroup: cgroups.CellCgroup | None
+    isolated: bool  # its own pid, IPC and mount namespaces: everything of it ends with it
 
 
 class Jail:
-    """The bubblewrap jail and the fork server inside it: the expensive part, reusable.
+    """The fork server in its jail: the expensive part, reused for one submission after another, each in a cell."""
 
-    One jail can serve many submissions one after another (a grading worker keeps one):
-    each load is a fresh child forked from a server that never ran submission code, its
-    source arrives on the pipe, and before the next load every process of the last one is
-    killed and /tmp is emptied. So a submission never sees another one.
-    """
-
-    def __init__(self, limits: Limits | None = None, mode: str | None = None):
+    def __init__(self, limits: Limits | None = None, mode: str | None = None, namespaces: bool | None = None):
         self.limits = limits or Limits()
         self.mode = mode or isolation()
+        self.allow_namespaces = namespaces  # None: wherever the machine allows them (False: as a container that refuses them)
         self.proc: subprocess.Popen | None = None
-        self.uid: int | None = None
-        self.root = ""  # the separate-uid jail's root directory
         self.fds: list[int] = []
         self.ctl_w = self.ctl_r = self.req_w = self.resp_r = -1
-        self.clean = False  # True between a submission's close and the next load: nothing of it is left
+        self.fds_w: socket.socket | None = None  # where the cells' cgroup descriptors are sent
+        self.namespaces = False  # whether the server can give a cell its own namespaces here
+        self.cell: Cell | None = None
+        self.taken: set[int] = set()  # uids of this jail's cells that may still have processes
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
     def start(self) -> None:
-        self.clean = False
+        root = os.getuid() == 0
         ctl_in_r, self.ctl_w = os.pipe()
         self.ctl_r, ctl_out_w = os.pipe()
         req_r, self.req_w = os.pipe()
         self.resp_r, resp_w = os.pipe()
-        inner = [ctl_in_r, ctl_out_w, req_r, resp_w]
-        root = os.getuid() == 0
-        self.uid = jail_uid() if root else None
-        config = {
-            "fds": inner,
-            "limits": self.limits.rlimits(),
-            "uid": self.uid,
-            "pidns": self.mode == "bubblewrap",
-            "nice": 0,
-        }
-        if not root and self.mode != "bubblewrap":
+        self.fds_w, fds_r = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        inner = [ctl_in_r, ctl_out_w, req_r, resp_w, fds_r.fileno()]
+        bubblewrap = self.mode == "bubblewrap"
+        limits = self.limits.rlimits()
+        if not root and not bubblewrap:
             # Without a uid of its own, RLIMIT_NPROC counts all of the grader user's processes.
-            config["limits"]["RLIMIT_NPROC"] = own_process_count() + self.limits.processes
-        python = PYTHON if self.mode == "bubblewrap" or not root else python_for_others()
+            limits["RLIMIT_NPROC"] = own_process_count() + self.limits.processes
+        config: dict[str, Any] = {
+            "fds": inner,
+            "limits": limits,
+            "cell": {
+                # The none mode (no privilege at all) cannot make any.
+                "namespaces": (root or bubblewrap) if self.allow_namespaces is None else self.allow_namespaces,
+                "proc": bubblewrap,  # a /proc of the cell's own (the chroot has none at all)
+                "tmpfs": self.limits.tmpfs(),
+                "inodes": 4096,
+                "read_only": ["/", "/dev"] if bubblewrap else [],
+            },
+        }
+        python = PYTHON if bubblewrap or not root else python_for_others()
         command = [str(python), "-I", "-S", "/jail/jail_child.py"]
+        popen_extra: dict[str, Any] = {}
         if self.mode == "separate-uid":
             hide(kit_paths())  # unless the command already hid them (and more)
-            self.root = config["root"] = str(separate_root(python))
-        if self.mode == "bubblewrap":
+            config["root"] = str(separate_root(python))
+        if bubblewrap:
             argv = [
                 shutil.which("bwrap"),
                 *bwrap_mounts(),
@@ -110,25 +130,24 @@ class Jail:
                 "--ro-bind",
                 str(WIRE),
                 "/jail/wire.py",
-                "--size",
-                str(self.limits.tmp_mb << 20),
                 "--perms",
                 "1777",
-                "--tmpfs",
+                "--dir",
                 "/tmp",
+                "--perms",
+                "1777",
+                "--dir",
+                "/var/tmp",
                 "--chdir",
                 "/tmp",
                 "--",
                 *command,
             ]
-            popen_extra: dict[str, Any] = {}
         else:
             command[3] = str(CHILD)
             argv = command
-            popen_extra = {"cwd": "/tmp"}
-            if root:
-                # The server drops to the jail's uid itself, as under bubblewrap.
-                config["own_uid"] = True
+            popen_extra = {"cwd": "/"}
+            config["parent"] = os.getpid()  # bubblewrap's --die-with-parent does this for its own
         stdin = config_pipe(config)
         try:
             self.proc = subprocess.Popen(
@@ -143,51 +162,109 @@ class Jail:
             )
         finally:
             os.close(stdin)
-        for fd in inner:
-            os.close(fd)
+            for fd in inner[:4]:
+                os.close(fd)
+            fds_r.close()
         self.fds = [self.ctl_w, self.ctl_r, self.req_w, self.resp_r]
+        ready = self.event(lambda e: e.get("event") == "ready", START_TIMEOUT)
+        if ready is None:
+            self.close()
+            raise JailError("the sandbox did not start")
+        self.namespaces = ready.get("namespaces") is True
 
-    def submission_processes(self) -> list[int]:
-        """Host pids of the submission's processes: the fork server's descendants, not the server."""
-        if self.proc is None:
-            return []
-        children = wire.children_of(wire.processes())
-        # Breadth first from bubblewrap: the first process running the server's script is the
-        # server. The submission's processes are everything else below bubblewrap: the server's
-        # child, its children, and strays that bubblewrap's init adopted.
-        level, server, keep = [self.proc.pid], None, {self.proc.pid}
-        parent_of = {c: pid for pid, kids in children.items() for c in kids}
-        while level and server is None:
-            for pid in level:
-                try:
-                    argv = wire.proc_read(f"{pid}/cmdline", size=1 << 16).split(b"\0")
-                except OSError:
-                    continue
-                if b"bwrap" not in argv[0] and any(a.endswith(b"jail_child.py") for a in argv):
-                    server = pid
-                    break
-            level = [c for pid in level for c in children.get(pid, [])]
-        if server is None:
-            return []
-        while server not in keep:
-            keep.add(server)
-            server = parent_of.get(server, self.proc.pid)
-        found, stack = [], [self.proc.pid]
-        while stack:
-            pid = stack.pop()
-            if pid not in keep:
-                found.append(pid)
-            stack += children.get(pid, [])
-        return found
+    # ------------------------------------------------------------ the control pipe
+
+    def send(self, message: dict) -> None:
+        wire.send(self.ctl_w, message, time.monotonic() + 2.0)
+
+    def event(self, wanted, timeout: float, seen=None) -> dict | None:
+        """Read control events until one is `wanted` (None if none came in time); `seen` gets each on the way."""
+        deadline = time.monotonic() + timeout
+        while True:
+            event = wire.read_message(self.ctl_r, wire.CONTROL_LIMIT, deadline)
+            if event is None:
+                return None
+            if seen is not None:
+                seen(event)
+            if wanted(event):
+                return event
+
+    # ------------------------------------------------------------ cells
+
+    def open_cell(self) -> Cell:
+        """A fresh cell for the next submission: its own uid, cgroup and namespaces where this machine allows them."""
+        if self.cell is not None:
+            self.close_cell()
+        if not self.alive():
+            self.close()
+            self.start()
+        uid = free_uid(self.taken) if os.getuid() == 0 else None
+        found = cgroups.available()
+        cgroup = None
+        if found is not None:
+            cgroup = found.cell(f"cell-{uid or os.getpid()}-{time.monotonic_ns()}", self._memory_cap(), self.limits.processes + 4)
+        policy = seccomp.Policy(ipc=self.namespaces, network=self.mode == "bubblewrap")
+        message = {"op": "open", "uid": uid, "namespaces": self.namespaces, "seccomp": seccomp.bpf(policy).hex()}
+        joins = cgroup.join_fds() if cgroup is not None else []
+        try:
+            message["fds"] = len(joins)
+            self.send(message)
+            if joins and self.fds_w is not None:
+                socket.send_fds(self.fds_w, [b"c"], joins)
+        except OSError as exc:
+            if cgroup is not None:
+                cgroup.remove()
+            raise JailError(f"the sandbox did not take the cell ({exc})") from None
+        finally:
+            for fd in joins:
+                os.close(fd)
+        if uid is not None:
+            self.taken.add(uid)
+        self.cell = Cell(uid, cgroup, False)
+        opened = self.event(lambda e: e.get("event") in ("opened", "closed"), CELL_TIMEOUT)
+        if opened is None or opened.get("event") != "opened":
+            self.close()
+            raise JailError("the sandbox did not open a cell")
+        self.cell.isolated = opened.get("isolated") is True
+        return self.cell
+
+    def _memory_cap(self) -> int:
+        # Each process may map memory_mb (RLIMIT_AS); together they may hold that much, and their tmpfs.
+        return (self.limits.memory_mb << 20) + sum(self.limits.tmpfs().values())
+
+    def close_cell(self) -> None:
+        """End the cell and every process in it; the jail serves the next one."""
+        cell, self.cell = self.cell, None
+        if cell is None:
+            return
+        closed = None
+        if self.alive():
+            try:
+                self.send({"op": "close"})
+                closed = self.event(lambda e: e.get("event") == "closed", CELL_TIMEOUT)
+            except OSError:
+                closed = None
+        if closed is None:
+            self.close()  # it did not end as it must: the whole jail goes, and all of it
+        self._bury(cell)
+
+    def _bury(self, cell: Cell) -> None:
+        """After a cell's end: nothing of it may be left, by its cgroup and by its uid."""
+        if cell.cgroup is not None:
+            cell.cgroup.remove()
+        if cell.uid is not None:
+            if not cell.isolated:  # in a pid namespace of its own, nothing of it outlives the cell
+                kill_uid(cell.uid)
+            if cell.isolated or not processes_of(cell.uid):
+                self.taken.discard(cell.uid)
 
     def close(self) -> None:
         """End the jail and every process in it."""
-        if self.alive() and self.mode != "bubblewrap":
-            # Without a pid namespace the server must kill the strays before it goes.
+        cell, self.cell = self.cell, None
+        if self.alive():
             try:
-                wire.send(self.ctl_w, {"op": "quit"}, time.monotonic() + 2.0)
-                self.proc.wait(timeout=2)
-            except (OSError, subprocess.TimeoutExpired):
+                self.send({"op": "quit"} if cell is None else {"op": "close"})
+            except OSError:
                 pass
         if self.proc is not None:
             if self.proc.poll() is None:
@@ -197,22 +274,20 @@ class Jail:
                     pass
             self.proc.wait()
             self.proc = None
-        if self.uid is not None:
-            kill_uid(self.uid)
-            if self.mode != "bubblewrap":
-                # Outside a jail of its own its files and IPC objects outlive it: the server
-                # removes them after each submission, and this makes sure of it (it may be dead).
-                from grader.sandbox.child import remove_leftovers
-
-                remove_leftovers(self.uid)
-                if self.root:
-                    remove_leftovers(self.uid, self.root)
+        if cell is not None:
+            self._bury(cell)
+        for uid in list(self.taken):
+            kill_uid(uid)
+            self.taken.discard(uid)
         for fd in self.fds:
             try:
                 os.close(fd)
             except OSError:
                 pass
         self.fds = []
+        if self.fds_w is not None:
+            self.fds_w.close()
+            self.fds_w = None
 
 
 def config_pipe(config: dict) -> int:
@@ -234,7 +309,7 @@ def processes_of(uid: int) -> list[int]:
 
 
 def kill_uid(uid: int) -> None:
-    """Kill every process running as `uid` (a jail's own uid) and wait until none is left."""
+    """Kill every process running as `uid` (a cell's own uid, which nobody else holds) and wait until none is left."""
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
         alive = processes_of(uid)

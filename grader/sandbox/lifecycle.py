@@ -1,74 +1,106 @@
-"""A submission's child in its jail: started fresh (a fork), its strays swept, all of it killed at the end."""
+"""A submission's cell and its children: the cell opened for it, a fresh child for each load, all of it ended at the close."""
 
 from __future__ import annotations
 
+import math
+
 from grader.core.submission import LoadError
-from grader.sandbox.jail import Jail, Limits
+from grader.sandbox.cgroups import CellCgroup
+from grader.sandbox.jail import Cell, Jail, JailError, Limits
 from grader.sandbox.pipes import ChildPipes
-from grader.sandbox.renice import SlowCalls
+from grader.sandbox.timing import Clock, Pace
 from grader.sandbox.wire import ProtocolError
 
-LOAD_TIMEOUT = 10.0  # seconds the fork server may take to kill the last child and fork the next
+LOAD_TIMEOUT = 10.0  # seconds the cell's init may take to kill the last child and fork the next
+
+
+class CgroupClock:
+    """The cell's CPU time and stall from its cgroup: file reads."""
+
+    cheap = True
+
+    def __init__(self, cgroup: CellCgroup) -> None:
+        self.cgroup = cgroup
+
+    def read(self) -> tuple[float, float]:
+        return self.cgroup.cpu_seconds() or 0.0, self.cgroup.stall_seconds()
+
+
+class CellClock:
+    """The cell's CPU time and stall as its init counts them (no cgroup here): a round trip."""
+
+    cheap = False
+
+    def __init__(self, pipes: ChildPipes) -> None:
+        self.pipes = pipes
+
+    def read(self) -> tuple[float, float]:
+        try:
+            self.pipes.send(self.pipes.jail.ctl_w, {"op": "usage"})
+            event = self.pipes.control(lambda e: e.get("event") == "usage", 2.0)
+        except (OSError, ProtocolError):
+            event = None
+        cpu, stall = (event.get("cpu"), event.get("stall")) if event is not None else (None, None)
+        if _seconds(cpu) and _seconds(stall):
+            return float(cpu), float(stall)  # type: ignore[arg-type]
+        # A cell that cannot say has used everything: its call ends as a timeout, never hangs the grader.
+        return math.inf, 0.0
+
+
+def _seconds(value: object) -> bool:
+    return type(value) in (int, float) and math.isfinite(value) and value >= 0  # type: ignore[arg-type]
 
 
 class Lifecycle:
-    """Start, restart and end one submission's child, in a jail of its own or one lent for a while."""
+    """Open one submission's cell, start and restart its child, and end all of it, in a jail of its own or one lent."""
 
     def __init__(self, jail: Jail | None, limits: Limits, mode: str) -> None:
         self.own_jail = jail is None
         self.jail = jail or Jail(limits, mode)
-        self.slow = SlowCalls(self.jail.submission_processes)
-        self.pipes = ChildPipes(self.jail, self.slow)
+        self.pace = Pace()
+        self.pipes = ChildPipes(self.jail, self.pace)
+        self.cell: Cell | None = None
         self.closed = False
+
+    def _open(self) -> None:
+        self.cell = self.jail.open_cell()
+        self.pipes.child = None
+        self.pipes.forget_answers()
+        clock: Clock = (
+            CgroupClock(self.cell.cgroup) if self.cell.cgroup and "usage" in self.cell.cgroup.roles else CellClock(self.pipes)
+        )
+        self.pipes.clock = clock
 
     def fresh_child(self) -> None:
         """Kill whatever the submission runs, and fork a new child that waits for its code; LoadError if it cannot."""
-        jail, pipes = self.jail, self.pipes
-        event = None
         for _ in range(2):
-            if not jail.alive():
-                jail.close()
-                jail.start()
             try:
-                if jail.clean:
-                    event = {"event": "killed"}  # the last submission's close killed all of it
-                else:
-                    pipes.send(jail.ctl_w, {"op": "kill"})
-                    event = pipes.control(lambda e: e.get("event") == "killed", LOAD_TIMEOUT)
-                jail.clean = False
-                if event is not None:
-                    pipes.forget_answers()
-                    pipes.send(jail.ctl_w, {"op": "spawn"})
-                    event = pipes.control(lambda e: e.get("event") == "spawned" and type(e.get("pid")) is int, LOAD_TIMEOUT)
+                if self.cell is None or self.jail.cell is not self.cell or not self.jail.alive():
+                    self._open()
+                elif self.pipes.child is not None or self.pipes.exit is not None:
+                    self.pipes.send(self.jail.ctl_w, {"op": "kill"})
+                    if self.pipes.control(lambda e: e.get("event") == "killed", LOAD_TIMEOUT) is None:
+                        raise JailError("the cell did not kill its child")
+                self.pipes.forget_answers()
+                self.pipes.send(self.jail.ctl_w, {"op": "spawn"})
+                event = self.pipes.control(lambda e: e.get("event") == "spawned" and type(e.get("pid")) is int, LOAD_TIMEOUT)
+                if event is None:
+                    raise JailError("the cell did not fork a child")
+                self.pipes.reset(event["pid"])
+                return
             except (OSError, ProtocolError):
-                event = None
-            if event is not None:
-                break
-            # The server is gone (the submission may have killed it): a new jail, once.
-            jail.close()
-        if event is None:
-            raise LoadError("the sandbox did not start")
-        pipes.reset(event["pid"])
-
-    def sweep(self) -> None:
-        """Kill any process the submission left running, keeping the child that answers calls."""
-        try:
-            self.pipes.send(self.jail.ctl_w, {"op": "sweep"})
-            self.pipes.control(lambda e: e.get("event") == "swept", 5.0)
-        except (OSError, ProtocolError):
-            pass
+                # The cell or its jail is gone (the submission may have brought it down): a new one, once.
+                self.cell = None
+                self.jail.close()
+        raise LoadError("the sandbox did not start")
 
     def close(self) -> None:
         """End every process of this submission (and the jail, unless it was lent)."""
         if self.closed:
             return  # a lent jail may serve another submission by now: leave it alone
         self.closed = True
-        if not self.own_jail and self.jail.alive():
-            try:
-                self.pipes.send(self.jail.ctl_w, {"op": "kill"})
-                if self.pipes.control(lambda e: e.get("event") == "killed", 5.0) is not None:
-                    self.jail.clean = True
-                    return
-            except (OSError, ProtocolError):
-                pass
-        self.jail.close()
+        if self.own_jail:
+            self.jail.close()
+        elif self.cell is not None and self.jail.cell is self.cell:
+            self.jail.close_cell()
+        self.cell = None

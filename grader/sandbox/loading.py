@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from grader.core.submission import LoadError, missing_function_message
 from grader.sandbox import wire
 from grader.sandbox.pipes import ChildPipes
+from grader.sandbox.timing import wall_cap
 from grader.sandbox.wire import ProtocolError
 
 
@@ -25,8 +26,9 @@ class Loading:
         """Seconds a load may take, for calls limited to `timeout`."""
         return max(timeout * 5, 5.0)
 
-    def load(self, pipes: ChildPipes, seq: int, deadline: float) -> dict | str | None:
-        """The child's checked load answer; "malformed", or None when none came in time. LoadError if the child is gone."""
+    def load(self, pipes: ChildPipes, seq: int, limit: float, cap: float | None = None) -> dict | str | None:
+        """The child's checked load answer; "malformed", or None when none came within `limit` seconds of CPU time
+        (or `cap` of its own time: see ChildPipes.read_answer). LoadError if the child is gone."""
         positional, keywords = parameters(self.signature)
         request = {
             "source": self.source,
@@ -39,8 +41,8 @@ class Loading:
         }
         try:
             # The code goes to the child alone: the server never holds a submission.
-            pipes.send(pipes.jail.req_w, request, deadline=deadline)
-            payload = pipes.read_answer(seq, max(deadline - time.monotonic(), 0.0))
+            pipes.send(pipes.jail.req_w, request, deadline=time.monotonic() + (wall_cap(limit) if cap is None else cap))
+            payload = pipes.read_answer(seq, limit, cap)
             return None if payload is None else wire.check_load(payload)
         except TimeoutError:
             return None  # it did not even read its code in time

@@ -38,7 +38,6 @@ def bwrap_mounts(described: Interpreter | None = None) -> list[str]:
         "--unshare-pid",
         "--unshare-net",
         "--unshare-uts",
-        "--unshare-cgroup-try",
         "--die-with-parent",
         "--new-session",
         "--clearenv",
@@ -67,15 +66,19 @@ def bwrap_supports(option: str) -> bool:
 
 
 def bwrap_user(root: bool) -> list[str]:
-    """As root the server drops to its own uid inside; otherwise a user namespace maps one uid."""
+    """As root the server is root inside, and each child takes a uid of its own; otherwise a user namespace
+    maps our one uid to its root, with the capabilities the server needs to make each cell's namespaces
+    (capabilities of that namespace only: a child drops them all before it runs anything)."""
     if root:
         return []
-    # --disable-userns: no namespace of its own inside, so nothing can rearrange its mounts.
+    # --disable-userns: no user namespace of its own inside, so nothing can map itself more power.
     return [
         "--unshare-user",
         "--uid",
-        "65534",
+        "0",
         "--gid",
-        "65534",
+        "0",
+        "--cap-add",
+        "ALL",
         *(["--disable-userns"] if bwrap_supports("--disable-userns") else []),
     ]

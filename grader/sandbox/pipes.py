@@ -1,4 +1,4 @@
-"""The grader's end of a jail's pipes: control events from the fork server, answer lines from the child."""
+"""The grader's end of a cell's pipes: control events from its init, answer lines from its child."""
 
 from __future__ import annotations
 
@@ -9,19 +9,23 @@ from collections.abc import Callable
 
 from grader.sandbox import wire
 from grader.sandbox.jail import Jail
-from grader.sandbox.renice import TICK, SlowCalls
+from grader.sandbox.timing import SLOW_AFTER, WAITING, CallTimer, Clock, Pace
 from grader.sandbox.wire import CONTROL_LIMIT, READ_SIZE
 
 
 class ChildPipes:
-    """What the grader reads from the current child: its answers (bounded) and how it ended, never waiting past a deadline."""
+    """What the grader reads from the current child: its answers (bounded) and how it ended, never waiting past a limit."""
 
-    def __init__(self, jail: Jail, slow: SlowCalls) -> None:
+    def __init__(self, jail: Jail, pace: Pace) -> None:
         self.jail = jail
-        self.slow = slow
+        self.pace = pace
+        self.clock: Clock | None = None  # the cell's CPU clock, once it is open
         self.answers = wire.AnswerLines()  # read from the answer pipe, not yet taken
-        self.child: int | None = None  # the child's pid, as the fork server sees it
-        self.exit: dict | None = None  # how the child ended, once the server said so
+        self.child: int | None = None  # the child's pid, as the cell sees it
+        self.exit: dict | None = None  # how the child ended, once the cell said so
+        self.ended = ""  # why the last wait ended without an answer: "cpu", "wall", "exit" or "" (an answer came)
+        self.cpu_used = 0.0  # CPU seconds the last call that ran past its limit had used ...
+        self.own_used = 0.0  # ... and its own time (see timing.CallTimer)
 
     def send(self, fd: int, message: dict, deadline: float | None = None) -> None:
         wire.send(fd, message, time.monotonic() + 2.0 if deadline is None else deadline)
@@ -39,14 +43,7 @@ class ChildPipes:
 
     def control(self, wanted: Callable[[dict], bool], timeout: float) -> dict | None:
         """Read control events until one is `wanted`; remembers the child's exit on the way."""
-        deadline = time.monotonic() + timeout
-        while True:
-            event = wire.read_message(self.jail.ctl_r, CONTROL_LIMIT, deadline)
-            if event is None:
-                return None
-            self._note_exit(event)
-            if wanted(event):
-                return event
+        return self.jail.event(wanted, timeout, self._note_exit)
 
     def _note_exit(self, event: dict) -> None:
         if event.get("event") == "exit" and event.get("pid") == self.child:
@@ -60,50 +57,65 @@ class ChildPipes:
             return f"exit status {status['exit']}"[:200]
         return str(status.get("text", "it ended"))[:200]
 
-    def read_answer(self, seq: int, timeout: float) -> bytes | None:
-        """The next answer line of request `seq` (after "SEQ "), or None if it timed out or the child died."""
-        deadline = time.monotonic() + timeout
-        try:
-            return self._wait_answer(seq, deadline, time.monotonic() + self.slow.after(timeout))
-        finally:
-            self.slow.answered()
-
-    def _wait_answer(self, seq: int, deadline: float, slow_at: float | None) -> bytes | None:
+    def read_answer(self, seq: int, limit: float, cap: float | None = None) -> bytes | None:
+        """The next answer line of request `seq` (after "SEQ "), or None if the call ran past `limit` seconds of CPU
+        time, or past `cap` seconds of its own time (timing.wall_cap's by default), or the child died: `ended` says which."""
+        self.ended = ""
+        payload = self.answers.next(seq)
+        if payload is not None:
+            return payload
+        now = time.monotonic()
+        timer = CallTimer(self.clock, limit, now, cap)
+        slow_at = now + SLOW_AFTER
         resp_r, ctl_r = self.jail.resp_r, self.jail.ctl_r
+        look = timer.next_look()
         while True:
             payload = self.answers.next(seq)
             if payload is not None:
                 return payload
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            if slow_at is not None:
-                left = min(left, max(slow_at - time.monotonic(), 0.0))
-            elif self.slow.held is not None:
-                left = min(left, TICK)
-            ready = select.select([resp_r, ctl_r], [], [], left)[0]
-            if not ready and slow_at is not None and time.monotonic() >= slow_at:
-                slow_at = None
-                self.slow.stalled()
-                continue
-            if not ready and self.slow.held is not None:
-                self.slow.tick()
+            now = time.monotonic()
+            if now >= look:
+                self.ended = timer.over(now) or ""
+                if self.ended:
+                    self.cpu_used, self.own_used = timer.cpu_used, timer.own
+                    return None
+                look = timer.next_look()
+            wait = max(min(look, slow_at) - now, 0.0) if slow_at else max(look - now, 0.0)
+            ready = select.select([resp_r, ctl_r], [], [], wait)[0]
+            if not ready:
+                now = time.monotonic()
+                if slow_at and now >= slow_at:
+                    # Waiting, not computing (a sleep, a lock): the pool may start other work meanwhile.
+                    # A call that computes keeps its worker: more of them would only share the same CPUs.
+                    self.ended = timer.over(now) or ""
+                    if self.ended:
+                        self.cpu_used, self.own_used = timer.cpu_used, timer.own
+                        return None
+                    look = timer.next_look()
+                    if timer.cpu_used < WAITING * (now - timer.started):
+                        slow_at = 0.0
+                        self.pace.slow()
+                    else:
+                        slow_at = now + SLOW_AFTER
                 continue
             if resp_r in ready:
                 # Read only while no whole line is buffered (AnswerLines keeps what it holds bounded).
                 part = os.read(resp_r, READ_SIZE)
                 if not part:
+                    self.ended = "exit"
                     return None
                 self.answers.feed(part)
                 continue
             if ctl_r in ready:
-                event = wire.read_message(ctl_r, CONTROL_LIMIT, deadline)
+                event = wire.read_message(ctl_r, CONTROL_LIMIT, time.monotonic() + 2.0)
                 if event is None:
                     self.exit = self.exit or {"text": "the sandbox ended"}
+                    self.ended = "exit"
                     return None
                 self._note_exit(event)
                 if self.exit is not None:
                     # The child is gone; an answer it wrote before dying may still be waiting.
                     if select.select([resp_r], [], [], 0)[0] or self.answers.has_line():
                         continue
+                    self.ended = "exit"
                     return None

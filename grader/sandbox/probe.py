@@ -57,17 +57,52 @@ def isolation() -> str:
     return probe().mode
 
 
-ISOLATION_NOTES = {
-    "bubblewrap": "",
-    "separate-uid": "isolation: separate-uid (root without a usable bubblewrap). Each submission runs as "
-    "an unprivileged uid of its own, with rlimits, in a fresh session, chrooted into a copy of the standard "
-    "library (no /proc, no kit, no other file of this machine); the kit, the class folder and the output "
-    "folder are also unreadable to it during the run, and nothing it leaves (processes, files in /tmp, "
-    "/var/tmp, /dev/shm, System V IPC) survives it. This mode cannot hide the network, nor what the shared "
-    "kernel shows: other processes' pids and System V IPC objects of submissions running at the same time.",
-    "none": "NOT ISOLATED (--no-sandbox): submissions ran as you, with rlimits only. They could read the "
-    "hidden tests, the reference solution, other submissions and your files, and use the network.",
-}
+@cache
+def namespaces_here() -> bool:
+    """Whether this process may make the namespaces a cell needs (root outside a container that forbids them)."""
+    import ctypes
+
+    pid = os.fork()
+    if pid == 0:
+        flags = 0x20000000 | 0x8000000 | 0x20000 | 0x4000000  # CLONE_NEWPID | NEWIPC | NEWNS | NEWUTS
+        os._exit(0 if ctypes.CDLL(None, use_errno=True).unshare(flags) == 0 else 1)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+
+
+def isolation_note(mode: str | None = None) -> str:
+    """What each submission gets in this mode on this machine, in one paragraph (empty: the full jail, nothing to say)."""
+    from grader.sandbox import cgroups
+
+    mode = mode or isolation()
+    found = cgroups.available()
+    roles = found.roles if found is not None else set()
+    capped = [what for role, what in (("cpu", "CPU"), ("memory", "memory"), ("pids", "processes")) if role in roles]
+    if capped:
+        cgroup = f"a cgroup of its own capping its {', '.join(capped)} in all"
+    else:
+        cgroup = "no cgroup (none can be made here: its CPU, memory and processes are capped per process, by rlimits)"
+    if mode == "bubblewrap":
+        return "" if len(capped) == 3 else f"isolation: bubblewrap, with {cgroup}."
+    if mode == "separate-uid" and namespaces_here():
+        return (
+            "isolation: separate-uid (root without a usable bubblewrap). Each submission runs in a cell of its own: "
+            "a uid nobody else holds, its own pid, IPC and mount namespaces, a size-capped tmpfs for /tmp, /var/tmp "
+            f"and /dev/shm, a root directory holding only the standard library, a seccomp filter and {cgroup}; the kit, "
+            "the class folder and the output folder are also unreadable to it during the run. Without a network "
+            "namespace, it refuses every socket."
+        )
+    if mode == "separate-uid":
+        return (
+            "isolation: separate-uid in a container that allows no namespace (as on Gradescope). Each submission runs "
+            "as a uid nobody else holds, in a root directory holding only the standard library with no writable "
+            "folder, under a seccomp filter that also refuses sockets, System V and POSIX IPC and the kernel's "
+            f"keyrings, with {cgroup}; every process of its uid is killed when it ends. The kit, the class folder and "
+            "the output folder are unreadable to it during the run."
+        )
+    return (
+        "NOT ISOLATED (--no-sandbox): submissions ran as you, with rlimits and a seccomp filter only. They could read "
+        "the hidden tests, the reference solution, other submissions and your files, and use the network."
+    )
 
 
 def refusal(command: str) -> str:
@@ -99,8 +134,8 @@ def enter_mode(command: str, allow_none: bool, hidden: list[Path], create: tuple
     if mode == "none" and not allow_none:
         print(refusal(command), file=sys.stderr)
         return None
-    if ISOLATION_NOTES[mode]:
-        print(ISOLATION_NOTES[mode], file=sys.stderr)
+    if isolation_note(mode):
+        print(isolation_note(mode), file=sys.stderr)
     if mode == "separate-uid":
         for folder in create:
             folder.mkdir(parents=True, exist_ok=True)

@@ -158,6 +158,7 @@ def _exit_on_signal(number: int, frame: Any) -> None:
     raise SystemExit(128 + number)
 
 
+ROOT_LAYOUT = 2  # the roots' own folders changed: 2, its tmp folders are no longer writable
 ROOT_SKIPS = ("site-packages", "dist-packages", "test", "idlelib", "tkinter", "turtledemo", "ensurepip")
 
 
@@ -174,7 +175,7 @@ def separate_root(python: Path) -> Path:
     paths = sorted({Path(p).resolve() for p in json.loads(found.stdout) if Path(p).is_dir()})
     paths = [p for p in paths if not any(q != p and under(p, q) for q in paths)]  # lib-dynload is in the stdlib
     built = python.resolve().stat()  # an upgraded interpreter gets a new root, not the old library
-    key = [str(python), built.st_size, built.st_mtime_ns, *map(str, paths), ROOT_SKIPS]
+    key = [str(python), built.st_size, built.st_mtime_ns, *map(str, paths), ROOT_SKIPS, ROOT_LAYOUT]
     digest = hashlib.sha256(json.dumps(key).encode()).hexdigest()[:16]
     home = state_dir()
     root = home / f"root-{digest}"
@@ -201,8 +202,9 @@ def separate_root(python: Path) -> Path:
                 (building / library.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(library, building / library.lstrip("/"))  # the file, not the link
         for place in ("tmp", "var/tmp", "dev/shm"):
+            # Writable only where a cell mounts a tmpfs of its own there: never a folder of the host's disk.
             (building / place).mkdir(parents=True, exist_ok=True)
-            (building / place).chmod(0o1777)
+            (building / place).chmod(0o755)
         building.chmod(0o755)
         (building / ".complete").touch()
         os.rename(building, root)

@@ -1,5 +1,6 @@
 """Leaves code behind for the next submission in the same jail: in System V shared memory, a
-message queue and a semaphore, and in files in /tmp, /var/tmp and /dev/shm.
+message queue and a semaphore, a POSIX message queue, the kernel's keyrings (its own user's
+and the persistent one), and in files in /tmp, /var/tmp and /dev/shm.
 
 The tests append this to a correct solution and call leave() with that solution's text: the
 leaver earns its own grade, and reads_leftovers.py must find none of it.
@@ -8,6 +9,8 @@ import ctypes
 import os
 
 KEY = 0x4D455445  # "METE"
+QUEUE = b"/meteor-leftovers"
+KEY_USER_KEYRING, KEY_PERSISTENT = -4, 22  # keyctl: the user keyring's special id; KEYCTL_GET_PERSISTENT
 
 
 def leave(code):
@@ -21,6 +24,16 @@ def leave(code):
             ctypes.memmove(address, data + b"\0", min(len(data) + 1, 1 << 16))
     libc.msgget(KEY, 0o1000 | 0o666)
     libc.semget(KEY, 1, 0o1000 | 0o666)
+    try:
+        rt = ctypes.CDLL("librt.so.1", use_errno=True)
+        queue = rt.mq_open(QUEUE, os.O_CREAT | os.O_WRONLY, 0o666, None)
+        if queue >= 0:
+            rt.mq_send(queue, data[:8000], min(len(data), 8000), 0)
+    except OSError:
+        pass
+    # The user keyring, and the persistent keyring of this uid (it outlives every process).
+    for ring in (KEY_USER_KEYRING, libc.syscall(250, KEY_PERSISTENT, -1, KEY_USER_KEYRING)):
+        libc.syscall(248, b"user", b"meteor-leftovers", data, len(data), ring)  # add_key
     for place in ("/tmp", "/var/tmp", "/dev/shm"):
         try:
             os.makedirs(f"{place}/meteor-leftovers", exist_ok=True)

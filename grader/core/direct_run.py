@@ -42,7 +42,7 @@ _PYTEST_MARKS = {"skip", "skipif", "xfail", "usefixtures", "filterwarnings"}
 
 @dataclass
 class Tests:
-    """The hidden tests as pytest collected them, in its order, each with its node id."""
+    """The hidden tests as pytest collected them, in its run order (tests_plugin), each with its node id."""
 
     items: list[pytest.Function]
     nodeids: dict[str, str]  # by test name
@@ -69,22 +69,26 @@ class Tests:
         nodeids: list[str] | None = None,
         stop: Callable[[], str | None] | None = None,
     ) -> runner.Session:
-        """Each test named by `nodeids` (all when None), in pytest's order; `stop`, asked after each, ends the run.
+        """Each test named by `nodeids` (all when None), in pytest's run order; `stop`, asked after each, ends the run.
 
-        As runner.session reports it: a submission that did not load makes the whole run an error too.
+        As runner.session reports it: the verdicts in the order collected, and a submission that
+        did not load makes the whole run an error too.
         """
         points = runner.tier_points()
         provider = runner.SubmissionProvider(factory)
         wanted = set(nodeids) if nodeids is not None else None
         results: list[runner.TestResult] = []
+        shown: list[int] = []
         with _as_pytest_runs_them():
             for item in self.items:
                 if wanted is not None and node_id(item) not in wanted:
                     continue
                 excinfo, output = _call(item, provider)
                 results.append(runner.verdict_of(item, excinfo, output, points))
+                shown.append(item.stash.get(runner.DISPLAY_KEY, len(shown)))
                 if stop is not None and stop():
                     break
+        results = runner.in_display_order(results, shown)
         if provider.load_error is not None:
             return runner.Session(results, "error", f"{runner.LOAD_PREFIX}{provider.load_error}")
         return runner.Session(results, "graded", "")
@@ -186,4 +190,4 @@ def _fixtures(item: pytest.Function, provider: runner.SubmissionProvider) -> dic
     """The `submission` fixture's work (tests_plugin.submission), with the run's provider."""
     if "submission" not in item._fixtureinfo.names_closure:
         return {}
-    return {"submission": tests_plugin.provided_submission(provider)}
+    return {"submission": tests_plugin.provided_submission(provider, item.stash.get(runner.STAGE_KEY, 0))}

@@ -8,7 +8,7 @@ import os
 import sys
 import tomllib
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -32,8 +32,16 @@ def exercise_root() -> Path:
 class Tier:
     name: str
     points: float
-    browser: bool
+    browser: bool  # its tests, inputs included, ship to the page: students can read its inputs
     description: str
+    # A failure's message names the input (the statement's examples, a property's counterexample):
+    # it is shown whole. Only a tier that ships to the page can show its inputs.
+    shows_inputs: bool = False
+
+    @property
+    def public(self) -> bool:
+        """Whether students can get its inputs: what the submission says in its tests may quote nothing secret."""
+        return self.browser
 
 
 @dataclass(frozen=True)
@@ -60,6 +68,32 @@ class Exercise:
     @property
     def browser_tiers(self) -> tuple[str, ...]:
         return tuple(name for name, tier in self.tiers.items() if tier.browser)
+
+    @cached_property
+    def stages(self) -> tuple[tuple[str, ...], ...]:
+        """The tiers in the order they run, grouped by the child that answers them (docs/tests-and-tiers.md).
+
+        First every public tier, in exercise.toml's order, in one child; then each tier whose
+        inputs students never get, in a fresh child of its own. So a child that has seen a
+        secret input never answers a call of a public test afterwards, and what a submission
+        says in a public test can quote only public inputs.
+        """
+        public = tuple(name for name, tier in self.tiers.items() if tier.public)
+        secret = tuple((name,) for name, tier in self.tiers.items() if not tier.public)
+        return ((public,) if public else ()) + secret
+
+    @property
+    def run_order(self) -> tuple[str, ...]:
+        """Every tier, in the order its tests run."""
+        return tuple(name for stage in self.stages for name in stage)
+
+    def stage_of(self, tier: str) -> int:
+        """The number of the child that answers `tier`'s tests (0: the first); an unknown tier runs last."""
+        return self._stage_numbers.get(tier, len(self.stages))
+
+    @cached_property
+    def _stage_numbers(self) -> dict[str, int]:
+        return {name: number for number, stage in enumerate(self.stages) for name in stage}
 
     @property
     def parameters(self) -> list[str]:
@@ -101,11 +135,15 @@ def _load_module(path: Path, name: str) -> ModuleType:
 def parse(data: dict, root: Path = KIT_ROOT) -> Exercise:
     limits = data["limits"]
     tiers = {
-        name: Tier(name, float(t["points"]), bool(t["browser"]), t.get("description", "")) for name, t in data["tiers"].items()
+        name: Tier(name, float(t["points"]), bool(t["browser"]), t.get("description", ""), bool(t.get("shows_inputs", False)))
+        for name, t in data["tiers"].items()
     }
     unknown = set(tiers) - set(TIERS)
     if unknown:
         raise ValueError(f"exercise.toml names unknown tiers: {sorted(unknown)}")
+    shown_secret = sorted(name for name, tier in tiers.items() if tier.shows_inputs and not tier.public)
+    if shown_secret:
+        raise ValueError(f"exercise.toml: a tier that never ships to the page cannot show its inputs: {shown_secret}")
     seam = {str(k): str(v) for k, v in data.get("seam", {}).items()}
     if set(seam) - set(SEAM_PARTS):
         raise ValueError(f"exercise.toml's [seam] names unknown parts: {sorted(set(seam) - set(SEAM_PARTS))}")

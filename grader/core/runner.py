@@ -124,15 +124,28 @@ def hypothesis_notes(exc: BaseException) -> str:
     return "\n".join(line for line in lines if "submission=" not in line and not line.startswith("You can add @seed"))
 
 
+# Each collected test's place in the reports (the order collected) and its stage (Exercise.stages),
+# set when the tests' plugin puts them in run order.
+DISPLAY_KEY = pytest.StashKey[int]()
+STAGE_KEY = pytest.StashKey[int]()
+
+
 class SubmissionProvider:
-    """Hands the tests the submission to call; the conftest asks for it by plugin name."""
+    """Hands the tests the submission to call; the conftest asks for it by plugin name.
+
+    Each stage of the run (Exercise.stages) gets a fresh child: the tests of a tier whose inputs
+    are secret run after the public ones, and no child that saw them answers a public test.
+    """
 
     def __init__(self, factory: Callable[[], Submission]):
         self._factory = factory
         self._submission: Submission | None = None
+        self._stage = 0
+        self._stage_error: str | None = None  # why the stage's fresh child did not load
         self.load_error: str | None = None
 
-    def get(self) -> Submission:
+    def get(self, stage: int = 0) -> Submission:
+        """The submission, as a test of `stage` calls it."""
         if self.load_error is not None:
             raise LoadError(self.load_error)
         if self._submission is None:
@@ -141,7 +154,32 @@ class SubmissionProvider:
             except LoadError as exc:
                 self.load_error = str(exc)
                 raise
+            self._stage = stage
+        elif stage != self._stage:
+            self._stage = stage
+            self._stage_error = fresh_child(self._submission)
+        if self._stage_error is not None:
+            raise LoadError(self._stage_error)
         return self._submission
+
+
+def fresh_child(submission: Submission) -> str | None:
+    """Have `submission` answer from a fresh child (what the last one saw is gone); why it could not load, if so.
+
+    A submission that runs in this process (the page's, the trusted reference) has no child: the
+    page runs public tiers only, and what the trusted side runs is no student's.
+    """
+    restart = getattr(type(submission), "restart", None)
+    if restart is None:
+        return None
+    spent = getattr(type(submission), "spent", None)
+    if spent is not None and spent(submission):
+        return None  # nothing more runs: each test says so
+    try:
+        restart(submission)
+    except LoadError as exc:
+        return str(exc)
+    return None
 
 
 class Collector:
@@ -149,7 +187,8 @@ class Collector:
 
     def __init__(self, points: dict[str, float]):
         self.points = points
-        self.results: list[TestResult] = []
+        self.results: list[TestResult] = []  # in the order they ran
+        self._shown: list[int] = []  # each one's place in the reports
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
@@ -157,6 +196,16 @@ class Collector:
         report = outcome.get_result()
         if call.when == "call" or (call.when == "setup" and report.failed):
             self.results.append(verdict_of(item, call.excinfo, report.capstdout + report.capstderr, self.points))
+            self._shown.append(item.stash.get(DISPLAY_KEY, len(self._shown)))
+
+    def as_shown(self) -> list[TestResult]:
+        """The verdicts in the order reports list them: as collected, not as run."""
+        return in_display_order(self.results, self._shown)
+
+
+def in_display_order(results: list[TestResult], places: list[int]) -> list[TestResult]:
+    """`results` sorted by their `places` in the reports (stable: equal places keep their run order)."""
+    return [result for _, result in sorted(zip(places, results), key=lambda pair: pair[0])]
 
 
 def tier_points() -> dict[str, float]:
@@ -372,7 +421,7 @@ def session(
             code = pytest.main(args, plugins=all_plugins)
     finally:
         hypothesis.settings.load_profile(profile)
-    done = Session(collector.results, "graded", "")
+    done = Session(collector.as_shown(), "graded", "")
     if provider.load_error is not None:
         done.status, done.message = "error", f"{LOAD_PREFIX}{provider.load_error}"
     elif code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):

@@ -183,6 +183,12 @@ def _tiers(config: pytest.Config) -> list[str]:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The tests of the tiers asked for, in the order they run: each tier after the ones it must follow.
+
+    Run order is exercise.toml's (`Exercise.stages`): every public tier first, then each tier
+    whose inputs students never get, in a fresh child of its own (`SubmissionProvider.get`).
+    Reports list the tests as collected (`DISPLAY_KEY`), whatever order they ran in.
+    """
     wanted = set(_tiers(config))
     keep, drop = [], []
     for item in items:
@@ -190,7 +196,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         (keep if marker and marker.args[0] in wanted else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
-        items[:] = keep
+    for shown, item in enumerate(keep):
+        item.stash[runner.DISPLAY_KEY] = shown
+        item.stash[runner.STAGE_KEY] = EXERCISE.stage_of(runner.tier_of(item))
+    order = {tier: position for position, tier in enumerate(EXERCISE.run_order)}
+    keep.sort(key=lambda item: order.get(runner.tier_of(item), len(order)))
+    items[:] = keep
 
 
 @pytest.fixture
@@ -207,12 +218,12 @@ def submission(request: pytest.FixtureRequest):
             "in this Python; install the kit (`pip install -e .`, or `make setup`) and run again",
             returncode=pytest.ExitCode.USAGE_ERROR,
         )
-    return provided_submission(provider)
+    return provided_submission(provider, request.node.stash.get(runner.STAGE_KEY, 0))
 
 
-def provided_submission(provider: runner.SubmissionProvider):
-    """What the `submission` fixture gives: the provider's submission, or "not_run" once its budget is spent."""
-    provided = provider.get()
+def provided_submission(provider: runner.SubmissionProvider, stage: int = 0):
+    """What the `submission` fixture gives a test of `stage`: the provider's submission, or "not_run" once its budget is spent."""
+    provided = provider.get(stage)
     spent = getattr(provided, "spent", None)
     why = spent() if spent is not None else None
     if why:

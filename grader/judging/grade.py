@@ -68,6 +68,7 @@ class Grader:
         # is running the same one now, and this submission waits for what it learns (Deferred).
         self.on_explore: Callable[[str], bool] | None = None
         self._source = ""
+        self._template = {t["name"]: t for t in tests.template}
 
     def close(self) -> None:
         if self.jail is not None:
@@ -120,47 +121,117 @@ class Grader:
             sandbox.close()
 
     def _run(self, name: str, sandbox: SandboxedSubmission) -> tuple[runner.Report, list[Trace | Profile], int]:
-        """The verdicts, and what the memo learned from them (to share with the other workers)."""
-        names = self.tests.names
+        """The verdicts, and what the memo learned from them (to share with the other workers).
+
+        Stage by stage (Exercise.stages): the public tiers in the child just loaded, then each tier
+        whose inputs are secret in a fresh child, so no child that saw a secret input answers a
+        public test. Each stage is walked through the memo and checked as a full run of it would be.
+        """
         known: dict[str, runner.TestResult] = {}
-        missing = names
-        profile, walk = None, None
-        if self.settings.memo:
-            walk = self.memo.walk(sandbox, names)
-            known, missing, profile = walk.known, walk.missing, walk.profile
-        remembered = len(known)
-        status, message, recorder, ran = "graded", "", None, []
-        # A submission that hung does not wait for another that hung alike: what that one teaches
-        # the memo saves no time, for each timeout is waited for again (the memo never assumes one).
-        if walk is not None and missing and not walk.hung and self.on_explore is not None:
-            if not self.on_explore(self._behaviour(walk)):
-                raise Deferred(name)
-        if missing:
-            # In the child the walk asked, or the one just loaded: no fresh one (see _run_for_real).
-            status, message, recorder, ran = self._run_for_real(
-                sandbox, missing, known, walk.prefixes if walk else None, self.memo.ahead if walk else None
-            )
-        if walk is not None and status == "graded" and not self._as_a_full_run(sandbox, recorder, walk):
-            # Its answers depend on the calls it had before (a counter, a cache...): verdicts pieced
-            # together from remembered runs are not those of a full run. It gets a full run.
-            known, remembered, profile = {}, 0, None
-            status, message, recorder, ran = self._run_for_real(sandbox, names, known, None, None, fresh=True)
-        learned: list[Trace | Profile] = []
-        if status == "graded" and self.settings.memo and recorder is not None and not self.memo.full:
-            learned = recorder.traces(ran)
-            for trace in learned:
-                self.memo.add(trace)
-        if profile is not None and walk is not None and status == "graded" and (missing or walk.surprised):
+        traces: list[Trace] = []
+        paths: dict[str, list[str]] = {}  # this submission's profile: the answer keys along each test's path
+        remembered, status, message = 0, "graded", ""
+        walk: Walk | None = None
+        explored = False  # a test ran for real: it answered something new
+        for number, names in enumerate(self.tests.stages):
+            if number and not self._next_stage(sandbox, names, known):
+                continue
+            if not self.settings.memo:
+                status, message, _, _ = self._run_for_real(sandbox, names, known, None, None)
+            else:
+                # What the last stage's walk learned of this submission (the kinds it answers like) holds here too.
+                walk = self.memo.walk(sandbox, names, walk)
+                stage = self._remembered(name, sandbox, number, walk, known, explored)
+                if stage is None:
+                    # Its answers depend on the calls it had before (a counter, a cache...): verdicts pieced
+                    # together from remembered runs are not those of a full run. It gets a full run.
+                    status, message, known, learned = self._full_run(sandbox)
+                    return self._report(name, status, message, known), learned, 0
+                status, message, ran = stage
+                remembered += len(walk.known)
+                explored = explored or bool(walk.missing)
+                traces += ran
+                paths.update(walk.paths)
+                paths.update({t.test: [c.answer for c in t.calls] for t in ran})
+            if status != "graded":
+                break
+        learned: list[Trace | Profile] = list(traces)
+        if walk is not None and status == "graded" and (explored or walk.surprised):
             # A new kind of behaviour (or a new mix of known ones): later ones like it replay in few batches.
-            profile.paths.update({t.test: [c.answer for c in t.calls] for t in learned if isinstance(t, Trace)})
+            profile = Profile(paths)
             self.memo.add_profile(profile)
             if learned:
                 learned.append(profile)
-        ordered = [known.pop(n) for n in names if n in known] + list(known.values())
-        return runner.Report(name, status, message, ordered), learned, remembered
+        return self._report(name, status, message, known), learned, remembered
 
-    def _behaviour(self, walk: Walk) -> str:
-        """A key for the new behaviour the replay just met: equal for submissions that answered every call alike.
+    def _report(self, name: str, status: str, message: str, known: dict[str, runner.TestResult]) -> runner.Report:
+        """The verdicts in `known`, as reports list them (Catalogue.template)."""
+        ordered = [known.pop(n) for n in self.tests.names if n in known] + list(known.values())
+        return runner.Report(name, status, message, ordered)
+
+    def _next_stage(self, sandbox: SandboxedSubmission, names: list[str], known: dict[str, runner.TestResult]) -> bool:
+        """A fresh child for the stage of `names`, as a full run starts one; False (each test's verdict in
+        `known`) when the budget is spent or the submission no longer loads."""
+        spent = sandbox.spent()
+        error = None if spent else runner.fresh_child(sandbox)
+        if spent is None and error is None:
+            return True
+        status, why = ("not_run", spent) if spent else ("error", f"{runner.LOAD_PREFIX}{error}")
+        for test in names:
+            known[test] = runner.TestResult(
+                **{**self._template[test], "status": status, "message": why, "output": "", "score": 0.0}
+            )
+        return False
+
+    def _remembered(
+        self, name: str, sandbox: SandboxedSubmission, number: int, walk: Walk, known: dict, explored: bool
+    ) -> tuple[str, str, list[Trace]] | None:
+        """One stage after its walk: (status, message, the traces its real run taught the memo); None
+        when its verdicts are not those of a full run.
+
+        `explored`: an earlier stage ran tests for real already, so this submission waits for no other.
+        """
+        known.update(walk.known)
+        missing = walk.missing
+        # A submission that hung does not wait for another that hung alike: what that one teaches
+        # the memo saves no time, for each timeout is waited for again (the memo never assumes one).
+        if missing and not walk.hung and not explored and self.on_explore is not None:
+            if not self.on_explore(self._behaviour(walk, number)):
+                raise Deferred(name)
+        status, message, recorder, ran = "graded", "", None, []
+        if missing:
+            # In the child the walk asked, or the one just loaded: no fresh one (see _run_for_real).
+            status, message, recorder, ran = self._run_for_real(sandbox, missing, known, walk.prefixes, self.memo.ahead)
+        if status == "graded" and not self._as_a_full_run(sandbox, recorder, walk, walk.tests):
+            return None
+        learned: list[Trace] = []
+        if status == "graded" and recorder is not None and not self.memo.full:
+            learned = recorder.traces(ran)
+            for trace in learned:
+                self.memo.add(trace)
+        return status, message, learned
+
+    def _full_run(self, sandbox: SandboxedSubmission) -> tuple[str, str, dict[str, runner.TestResult], list[Trace | Profile]]:
+        """Every stage run for real from a fresh child, the whole budget again: (status, message, verdicts, traces learned)."""
+        sandbox.start_over()  # a full run does not pay for the runs before it
+        known: dict[str, runner.TestResult] = {}
+        learned: list[Trace | Profile] = []
+        status, message = "graded", ""
+        for number, names in enumerate(self.tests.stages):
+            if number and not self._next_stage(sandbox, names, known):
+                continue
+            status, message, recorder, ran = self._run_for_real(sandbox, names, known, None, None)
+            if status != "graded":
+                break
+            if not self.memo.full:
+                traces = recorder.traces(ran)
+                for trace in traces:
+                    self.memo.add(trace)
+                learned += traces
+        return status, message, known, learned
+
+    def _behaviour(self, walk: Walk, stage: int) -> str:
+        """A key for the new behaviour the replay just met in `stage`: equal for submissions that answered every call alike.
 
         Before the memo made any call, the code itself: copies that differ only in comments and layout.
         """
@@ -172,7 +243,7 @@ class Grader:
         else:
             prefixes = {t: [(c, a.key()) for c, a in calls] for t, calls in walk.prefixes.items()}
             what = repr((sorted(walk.paths.items()), sorted(prefixes.items()), walk.missing))
-        return hashlib.sha256(what.encode("utf-8", "surrogatepass")).hexdigest()
+        return hashlib.sha256(f"{stage}\0{what}".encode("utf-8", "surrogatepass")).hexdigest()
 
     def _run_for_real(
         self,
@@ -181,23 +252,19 @@ class Grader:
         known: dict[str, runner.TestResult],
         prefixes: dict | None,
         ahead: Callable[[str, int, int], list[list]] | None,
-        fresh: bool = False,
     ) -> tuple[str, str, Recorder, list[runner.TestResult]]:
-        """Run the `missing` tests through pytest; their verdicts go into `known`.
+        """Run the `missing` tests (of one stage) through pytest, in the child the sandbox has; their verdicts go into `known`.
 
-        `fresh`: in a fresh child. A full run needs one, after the memo's check asked the child.
-        The first run goes on in the child it has: one just loaded (without the memo), one the
-        walk left fresh after a timeout or a crash (as a full run would be then), or one the walk
-        asked other calls, and then the memo's check asks a fresh child a full run's calls from
-        where the walk left a full run's order (Walk.deviation), so the verdicts stand only if a
-        full run gives them. A fresh child there cost 0.02-0.03 s of each new behaviour.
+        The first run of a stage goes on in the child it has: one just loaded (the first stage, or
+        without the memo), one the walk left fresh after a timeout or a crash (as a full run would
+        be then), or one the walk asked other calls, and then the memo's check asks a fresh child a
+        full run's calls from where the walk left a full run's order (Walk.deviation), so the
+        verdicts stand only if a full run gives them. A fresh child there cost 0.02-0.03 s of each
+        new behaviour.
         """
-        if fresh:
-            sandbox.start_over()  # the budget too: a full run does not pay for the runs before it
         recorder = Recorder(sandbox, prefixes, ahead)
-        selection = [self.tests.nodeids[n] for n in missing] if known else None
         try:
-            outcome, _ = run_tests(lambda: recorder, selection, stop=sandbox.spent)
+            outcome, _ = run_tests(lambda: recorder, [self.tests.nodeids[n] for n in missing], stop=sandbox.spent)
         finally:
             recorder.finish()
         for test in outcome.tests:
@@ -205,16 +272,15 @@ class Grader:
         spent = sandbox.spent()
         if outcome.status == "graded" and spent:
             # The run stopped once the budget was spent: the tests after it were not run.
-            for test in self.tests.template:
-                if test["name"] in missing and test["name"] not in known:
-                    known[test["name"]] = runner.TestResult(
-                        **{**test, "status": "not_run", "message": spent, "output": "", "score": 0.0}
+            for test in missing:
+                if test not in known:
+                    known[test] = runner.TestResult(
+                        **{**self._template[test], "status": "not_run", "message": spent, "output": "", "score": 0.0}
                     )
         return outcome.status, outcome.message, recorder, outcome.tests
 
-    def _as_a_full_run(self, sandbox: SandboxedSubmission, recorder: Recorder | None, walk: Walk) -> bool:
-        """Whether the memo's verdicts are those a full run gives (see memo.confirm)."""
-        names = self.tests.names
+    def _as_a_full_run(self, sandbox: SandboxedSubmission, recorder: Recorder | None, walk: Walk, names: list[str]) -> bool:
+        """Whether the memo's verdicts for the stage of `names` are those a full run gives (see memo.confirm)."""
         deviations = [walk.deviation] if walk.deviation is not None else []
         if recorder is not None and recorder.deviation is not None:
             test, made = recorder.deviation

@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from grader.core.runner import TestResult, truncate
+from grader.core.runner import TestResult, fresh_child, truncate
 from grader.core.submission import CallsByName, LoadError, SubmissionError
 from grader.sandbox.host import Answer, SandboxedSubmission
 
@@ -203,9 +203,13 @@ class Memo:
                 step.profiles.add(number)
             node.profiles.add(number)
 
-    def walk(self, sandbox: SandboxedSubmission, tests: list[str]) -> Walk:
-        """Replay the `tests` against this submission: the verdicts it answers like a remembered run, and the rest."""
-        walk = Walk(self, sandbox, tests)
+    def walk(self, sandbox: SandboxedSubmission, tests: list[str], before: Walk | None = None) -> Walk:
+        """Replay the `tests` against this submission: the verdicts it answers like a remembered run, and the rest.
+
+        `before`: the walk of this submission's stage before (Exercise.stages), in another child:
+        the kinds its answers fit, and whether it surprised, still hold.
+        """
+        walk = Walk(self, sandbox, tests, before)
         walk.run()
         return walk
 
@@ -218,20 +222,23 @@ class Walk:
     `paths`: their answer keys (this submission's profile so far); `hung`: it stopped at a new
     timeout (or at the budget's end); `surprised`: a batch bet wrong or a test was new, so this
     kind is worth remembering; `deviation`: where the child's calls first left a full run's
-    order, as (test index, calls of it made in order).
+    order, as (test index, calls of it made in order); `fits`: the profiles the answers so far fit
+    (None: no hint), which the walk of the submission's next stage starts from.
     """
 
-    def __init__(self, memo: Memo, sandbox: SandboxedSubmission, tests: list[str]):
+    def __init__(self, memo: Memo, sandbox: SandboxedSubmission, tests: list[str], before: Walk | None = None):
         self.memo = memo
         self.roots = memo.roots
+        self.tests = tests
         self.known: dict[str, TestResult] = {}
         self.missing: list[str] = []
         self.paths: dict[str, list[str]] = {}
-        self.surprised = False
+        self.surprised = before.surprised if before is not None else False
+        self.fits: set[int] | None = before.fits if before is not None else None
         self.prefixes: dict[str, list[tuple[list, Answer]]] = {}
         self.walked: dict[str, list[tuple[list, Answer]]] = {}
         self.deviation: tuple[int, int] | None = None
-        self._tests, self._sandbox = tests, sandbox
+        self._sandbox = sandbox
         self._index: int = 0
         self._node: Node | None = None
         self.hung = False  # it stopped at a call that timed out (or at the budget's end): see Grader._run
@@ -244,10 +251,9 @@ class Walk:
 
     def run(self) -> None:
         """Walk the trees, a batch of calls at a time, until every test is settled or left to run."""
-        tests, sandbox = self._tests, self._sandbox
-        fits: set[int] | None = None  # the profiles the answers so far fit (None: no hint)
+        tests, sandbox = self.tests, self._sandbox
         while self._next_node():
-            plan = self._plan(fits)
+            plan = self._plan(self.fits)
             self.memo.round_trips += 1
             answers = sandbox.evaluate([step.node.call for step in plan])
             for done, step in enumerate(plan, 1):
@@ -286,7 +292,7 @@ class Walk:
                 self._keys.append(key)
                 self._seen.append((step.node.call, answer))
                 made = (step.test, len(self._seen))
-                fits = _narrow(fits, child)
+                self.fits = _narrow(self.fits, child)
                 if child.verdict is not None:
                     self._finish(child.verdict)
                 else:
@@ -303,7 +309,7 @@ class Walk:
     def _next_node(self) -> bool:
         """Move to the next test that makes a call, settling the others; False at the end."""
         while self._node is None:
-            if self._index >= len(self._tests):
+            if self._index >= len(self.tests):
                 return False
             root = self._root(self._index)
             if root is not None and root.call is not None:
@@ -311,7 +317,7 @@ class Walk:
             elif _calls_nothing(root):
                 self._finish(root.verdict)
             else:
-                self.missing.append(self._tests[self._index])
+                self.missing.append(self.tests[self._index])
                 self._deviate(self._index, 0)
                 self._index += 1
                 self._start_test()
@@ -329,7 +335,7 @@ class Walk:
     def _finish(self, verdict: dict) -> None:
         """The current test reached a leaf; tests after it that make no call are settled too."""
         while True:
-            name = self._tests[self._index]
+            name = self.tests[self._index]
             self.known[name] = TestResult(**verdict, output=truncate("".join(self._outputs)))
             self.paths[name] = self._keys
             self.walked[name] = self._seen
@@ -375,7 +381,7 @@ class Walk:
 
     def _root(self, index: int) -> Node | None:
         """The tree of the `index`th test being replayed (None past the end or if none is remembered)."""
-        return self.roots.get(self._tests[index]) if index < len(self._tests) else None
+        return self.roots.get(self.tests[index]) if index < len(self.tests) else None
 
 
 def pack(items: list[Trace | Profile]) -> bytes:
@@ -612,6 +618,13 @@ class Recorder(CallsByName):
         settled = self.sandbox.settle(SETTLE)
         if deviates and settled != "none" and self.deviation is None:
             self.deviation = (test, len(self.calls.get(test, [])))
+
+    def restart(self) -> None:
+        """A fresh child for the next stage's tests (runner.SubmissionProvider); LoadError if it does not load."""
+        self.finish()
+        error = fresh_child(self.sandbox)
+        if error is not None:
+            raise LoadError(error)
 
     @property
     def function(self) -> str:

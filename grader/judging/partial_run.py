@@ -13,7 +13,7 @@ from functools import cache
 
 import pytest
 
-from grader.core import replay, runner
+from grader.core import exercise, replay, runner
 from grader.core.direct_run import Tests, node_id
 from grader.core.submission import LoadError, Submission
 
@@ -134,10 +134,14 @@ def run_tests(
 
 @dataclass
 class Catalogue:
-    """Every test, in run order: its verdict shape for a submission that cannot load, and its node id."""
+    """Every test, as reports list them: its verdict shape for a submission that cannot load, and its node id.
+
+    `stages`: the tests' names in run order, one list per child that answers them (Exercise.stages).
+    """
 
     template: list[dict]
     nodeids: dict[str, str]
+    stages: list[list[str]]
 
     @property
     def names(self) -> list[str]:
@@ -152,7 +156,17 @@ def catalogue() -> Catalogue:
 
     outcome, ids = run_tests(refuse)
     tests = runner.Report("", "error", "", outcome.tests).tests  # max_score as the grading policy says
-    return Catalogue([{**vars(t), "message": ""} for t in tests], ids)
+    template = [{**vars(t), "message": ""} for t in tests]
+    return Catalogue(template, ids, stages(template))
+
+
+def stages(template: list[dict]) -> list[list[str]]:
+    """The tests of `template` (as reports list them) in run order, one list per stage (Exercise.stages)."""
+    ex = exercise.load()
+    order = {tier: position for position, tier in enumerate(ex.run_order)}
+    ran = sorted(template, key=lambda t: order.get(t["tier"], len(order)))  # stable: each tier's tests keep their order
+    numbers = sorted({ex.stage_of(t["tier"]) for t in ran})
+    return [[t["name"] for t in ran if ex.stage_of(t["tier"]) == number] for number in numbers]
 
 
 def prepare_before_fork() -> None:

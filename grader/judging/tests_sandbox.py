@@ -4,7 +4,9 @@ A pytest plugin the installed kit registers (the `pytest11` entry point in pypro
 an exercise's conftest imports the core alone. It acts only in a session where an exercise's
 plugin is active and nothing else brought a submission: the page has no sandbox and no entry
 points, and `meteor-kit check` and `grade` bring their own provider. In any other pytest
-session (the kit's own tests) it does nothing, and imports nothing until it must.
+session (the kit's own tests) it does nothing, and imports nothing until it must. The tests
+run public tiers first, and each secret tier from a fresh child of the same sandbox
+(runner.SubmissionProvider, Exercise.stages).
 """
 
 from __future__ import annotations

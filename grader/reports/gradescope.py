@@ -62,12 +62,19 @@ def to_gradescope(result: dict) -> dict:
 
 
 def student_message(test: dict) -> str:
-    """A test's message as a student may read it (the feedback files show the same)."""
+    """A test's message as a student may read it (the feedback files show the same).
+
+    What the submission chose to say (an exception's text, a returned string) is shown only where
+    every input it could have seen is public (docs/scoring.md): a tier that ships to the page runs
+    before any secret one, in a child that never saw a secret input (Exercise.stages). Whole where
+    its tier shows the input anyway (`shows_inputs`: the examples, a property's counterexample).
+    """
     if test["message"].startswith(INTERNAL_FAILURES):
         return GRADER_FAILED
-    if test["tier"] in SHOWS_PRINTED or test["tier"] == "properties":
-        return test["message"]  # inputs students see anyway (properties: the shrunk counterexample)
-    return _secret_safe(test)
+    tier = exercise.load().tiers.get(test["tier"])
+    if tier is not None and tier.public and tier.shows_inputs:
+        return test["message"]
+    return _secret_safe(test, public=tier is not None and tier.public)
 
 
 def _summary(result: dict) -> str:
@@ -92,16 +99,17 @@ def _value_rule(root) -> tuple[re.Pattern, re.Pattern, str, str]:
     return safe, expected, wrong, getattr(values, "OTHER_VALUE", "it returned another value")
 
 
-def _secret_safe(test: dict) -> str:
-    """A hidden or private test's message, without anything the submission could fill with the input.
+def _secret_safe(test: dict, public: bool) -> str:
+    """The message of a test whose input is not shown, without anything the submission could fill with an input.
 
-    Hidden tests keep the numbers they returned, as the page shows them. Private tests do not:
-    a number can carry a few characters of the input, and with the input secret, the wrong
-    number tells the student nothing they can act on.
+    A `public` tier's tests (the hidden tier: shipped to the page, its inputs not shown) keep the
+    numbers they returned, as the page shows them. A secret tier's do not: a number can carry a
+    few characters of the input, and with the input secret, the wrong number tells the student
+    nothing they can act on.
     """
     safe_messages, expected_value, wrong_value, other_value = _value_rule(exercise.load().root)
     message = test["message"]
-    if not message or (test["tier"] != "private" and safe_messages.fullmatch(message)):
+    if not message or (public and safe_messages.fullmatch(message)):
         return message
     expected = expected_value.match(message)
     if safe_messages.fullmatch(message):

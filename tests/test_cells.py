@@ -241,10 +241,10 @@ def test_every_process_of_a_submission_dies_with_it(namespaces, restores_the_kit
         assert jailed.meteor_score("", "") == 0.5
         uid = jailed._uid
         assert len(sandbox.processes_of(uid)) >= 6
-        jailed.close()
-        assert sandbox.processes_of(uid) == []
+        jailed.close()  # a worker's jail closes the cell and asks for the next at once ...
         again = SandboxedSubmission("b.py", jail=jail, source="def meteor_score(r, c, **k):\n    return 1.0\n")
-        assert again.meteor_score("", "") == 1.0  # the jail goes on
+        assert sandbox.processes_of(uid) == []  # ... which opens once all of the last one is gone
+        assert again.meteor_score("", "") == 1.0
         again.close()
     finally:
         jail.close()

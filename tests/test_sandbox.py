@@ -434,8 +434,8 @@ def test_nothing_one_submission_leaves_reaches_the_next_in_the_same_jail(kit_roo
         assert first.meteor_score("the cat sat", "the cat sat") == reference.meteor_score("the cat sat", "the cat sat")
         uid = first._uid
         first.close()
-        assert processes_of(uid) == []
         second = SandboxedSubmission("b.py", jail=jail, source=reader, mode=mode)
+        assert processes_of(uid) == []  # the next cell opens once all of the last one is gone
         assert second.meteor_score("leftovers?", "") == str(NOTHING_LEFT)
         assert second.meteor_score("the cat sat", "the cat sat") == -1.0
         second.close()

@@ -303,7 +303,8 @@ class Cell:
         signal.signal(signal.SIGCHLD, lambda *_: None)
         self.wake_r, self.wake_w = wake_r, wake_w
         try:
-            write_message(self.ctl_out, {"event": "opened", "isolated": self.isolated})
+            # Its first child is forked at once: the grader finds it waiting for the code.
+            write_message(self.ctl_out, {"event": "opened", "isolated": self.isolated, "pid": self.spawn()})
             self.serve()
         except OSError:
             pass  # the grader is gone
@@ -325,14 +326,13 @@ class Cell:
                 continue
             message = read_message(self.ctl_in)
             op = None if message is None else message.get("op")
-            if op == "spawn":
-                self.spawn()
-            elif op == "kill":
-                # Two steps, so the grader can drop what the dead child left half-written in the
-                # answer pipe before a new child writes anything there.
+            if op == "respawn":
+                # The last child and all it started are killed and reaped, what it left unread of its
+                # requests is dropped, and a new child waits for its code: the grader drops what the dead
+                # one left half-written in the answer pipe before it sends that code.
                 self.kill_all()
                 drain(self.req_r)
-                write_message(self.ctl_out, {"event": "killed"})
+                write_message(self.ctl_out, {"event": "spawned", "pid": self.spawn()})
             elif op == "usage":
                 cpu, stall = self.usage()
                 write_message(self.ctl_out, {"event": "usage", "cpu": cpu, "stall": stall})
@@ -357,6 +357,7 @@ class Cell:
             pass
 
     def spawn(self):
+        """Fork a child that becomes the submission and waits for its code; its pid."""
         self.reap_children()
         child = os.fork()
         if child == 0:
@@ -374,7 +375,7 @@ class Cell:
             finally:
                 os._exit(0)
         self.child = child
-        write_message(self.ctl_out, {"event": "spawned", "pid": child})
+        return child
 
     def reap_children(self):
         for pid, status in reap():

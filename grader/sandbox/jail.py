@@ -67,7 +67,8 @@ class Cell:
 
     uid: int | None  # its own uid (as root), or None (a user namespace, or no privilege at all)
     cgroup: cgroups.CellCgroup | None
-    isolated: bool  # its own pid, IPC and mount namespaces: everything of it ends with it
+    isolated: bool = False  # its own pid, IPC and mount namespaces: everything of it ends with it
+    first_child: int | None = None  # the child it forked when it opened, waiting for the submission's code
 
 
 class Jail:
@@ -82,7 +83,9 @@ class Jail:
         self.ctl_w = self.ctl_r = self.req_w = self.resp_r = -1
         self.fds_w: socket.socket | None = None  # where the cells' cgroup descriptors are sent
         self.namespaces = False  # whether the server can give a cell its own namespaces here
-        self.cell: Cell | None = None
+        self.cell: Cell | None = None  # the cell a submission is using
+        self.ready: Cell | None = None  # the next cell, asked for when the last one closed (not yet confirmed)
+        self.closing: list[Cell] = []  # cells asked to close, not yet confirmed closed
         self.taken: set[int] = set()  # uids of this jail's cells that may still have processes
 
     def alive(self) -> bool:
@@ -192,20 +195,47 @@ class Jail:
     # ------------------------------------------------------------ cells
 
     def open_cell(self) -> Cell:
-        """A fresh cell for the next submission: its own uid, cgroup and namespaces where this machine allows them."""
+        """A fresh cell for the next submission: its own uid, cgroup and namespaces where this machine allows them.
+
+        Usually asked for already, when the last cell closed: by now it is ready, with its first child.
+        """
         if self.cell is not None:
             self.close_cell()
         if not self.alive():
             self.close()
             self.start()
+        if self.ready is None:
+            self._ask_for_cell()
+        cell, self.ready = self.ready, None
+        assert cell is not None
+        while True:
+            # The server makes one cell at a time: a closing one is gone (and all its events read) before the next opens.
+            event = self.event(lambda e: e.get("event") in ("closed", "opened"), CELL_TIMEOUT)
+            if event is None:
+                self.close()
+                raise JailError("the sandbox did not open a cell")
+            if event["event"] == "closed" and self.closing:
+                self._bury(self.closing.pop(0))
+            elif event["event"] == "opened" and not self.closing and type(event.get("pid")) is int:
+                break
+            else:
+                self.close()
+                raise JailError("the sandbox answered out of turn")
+        cell.isolated, cell.first_child = event.get("isolated") is True, event["pid"]
+        self.cell = cell
+        return cell
+
+    def _ask_for_cell(self) -> None:
+        """Ask the server for a new cell (it makes it once the last one is gone): its uid and cgroup are chosen here."""
         uid = free_uid(self.taken) if os.getuid() == 0 else None
         found = cgroups.available()
         cgroup = None
         if found is not None:
-            cgroup = found.cell(f"cell-{uid or os.getpid()}-{time.monotonic_ns()}", self._memory_cap(), self.limits.processes + 4)
+            name = f"cell-{uid or os.getpid()}-{time.monotonic_ns()}"
+            cgroup = found.cell(name, self._memory_cap(), self.limits.processes + 4)
         policy = seccomp.Policy(ipc=self.namespaces, network=self.mode == "bubblewrap")
-        message = {"op": "open", "uid": uid, "namespaces": self.namespaces, "seccomp": seccomp.bpf(policy).hex()}
         joins = cgroup.join_fds() if cgroup is not None else []
+        message = {"op": "open", "uid": uid, "namespaces": self.namespaces, "seccomp": seccomp.bpf(policy).hex()}
         try:
             message["fds"] = len(joins)
             self.send(message)
@@ -220,33 +250,35 @@ class Jail:
                 os.close(fd)
         if uid is not None:
             self.taken.add(uid)
-        self.cell = Cell(uid, cgroup, False)
-        opened = self.event(lambda e: e.get("event") in ("opened", "closed"), CELL_TIMEOUT)
-        if opened is None or opened.get("event") != "opened":
-            self.close()
-            raise JailError("the sandbox did not open a cell")
-        self.cell.isolated = opened.get("isolated") is True
-        return self.cell
+        self.ready = Cell(uid, cgroup)
 
     def _memory_cap(self) -> int:
         # Each process may map memory_mb (RLIMIT_AS); together they may hold that much, and their tmpfs.
         return (self.limits.memory_mb << 20) + sum(self.limits.tmpfs().values())
 
-    def close_cell(self) -> None:
-        """End the cell and every process in it; the jail serves the next one."""
+    def close_cell(self, next_one: bool = False) -> None:
+        """End the cell and every process in it; `next_one`: and ask for the next cell at once (a worker grades on).
+
+        The end is confirmed when the next cell opens (open_cell), or now when no next one is wanted.
+        """
         cell, self.cell = self.cell, None
         if cell is None:
             return
-        closed = None
-        if self.alive():
-            try:
-                self.send({"op": "close"})
-                closed = self.event(lambda e: e.get("event") == "closed", CELL_TIMEOUT)
-            except OSError:
-                closed = None
-        if closed is None:
+        if not self.alive():
+            self._bury(cell)
+            return
+        try:
+            self.send({"op": "close"})
+            self.closing.append(cell)
+            if next_one:
+                self._ask_for_cell()
+                return
+            while self.closing:
+                if self.event(lambda e: e.get("event") == "closed", CELL_TIMEOUT) is None:
+                    raise JailError("the sandbox did not close a cell")
+                self._bury(self.closing.pop(0))
+        except OSError:
             self.close()  # it did not end as it must: the whole jail goes, and all of it
-        self._bury(cell)
 
     def _bury(self, cell: Cell) -> None:
         """After a cell's end: nothing of it may be left, by its cgroup and by its uid."""
@@ -260,12 +292,8 @@ class Jail:
 
     def close(self) -> None:
         """End the jail and every process in it."""
-        cell, self.cell = self.cell, None
-        if self.alive():
-            try:
-                self.send({"op": "quit"} if cell is None else {"op": "close"})
-            except OSError:
-                pass
+        cells = [c for c in (self.cell, self.ready, *self.closing) if c is not None]
+        self.cell, self.ready, self.closing = None, None, []
         if self.proc is not None:
             if self.proc.poll() is None:
                 try:
@@ -274,7 +302,7 @@ class Jail:
                     pass
             self.proc.wait()
             self.proc = None
-        if cell is not None:
+        for cell in cells:
             self._bury(cell)
         for uid in list(self.taken):
             kill_uid(uid)

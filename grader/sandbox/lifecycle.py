@@ -8,7 +8,7 @@ from grader.core.submission import LoadError
 from grader.sandbox.cgroups import CellCgroup
 from grader.sandbox.jail import Cell, Jail, JailError, Limits
 from grader.sandbox.pipes import ChildPipes
-from grader.sandbox.timing import Clock, Pace
+from grader.sandbox.timing import Pace
 from grader.sandbox.wire import ProtocolError
 
 LOAD_TIMEOUT = 10.0  # seconds the cell's init may take to kill the last child and fork the next
@@ -62,31 +62,24 @@ class Lifecycle:
         self.cell: Cell | None = None
         self.closed = False
 
-    def _open(self) -> None:
-        self.cell = self.jail.open_cell()
-        self.pipes.child = None
-        self.pipes.forget_answers()
-        clock: Clock = (
-            CgroupClock(self.cell.cgroup) if self.cell.cgroup and "usage" in self.cell.cgroup.roles else CellClock(self.pipes)
-        )
-        self.pipes.clock = clock
-
     def fresh_child(self) -> None:
-        """Kill whatever the submission runs, and fork a new child that waits for its code; LoadError if it cannot."""
+        """Kill whatever the submission runs, and have a new child wait for its code; LoadError if it cannot."""
         for _ in range(2):
             try:
                 if self.cell is None or self.jail.cell is not self.cell or not self.jail.alive():
-                    self._open()
-                elif self.pipes.child is not None or self.pipes.exit is not None:
-                    self.pipes.send(self.jail.ctl_w, {"op": "kill"})
-                    if self.pipes.control(lambda e: e.get("event") == "killed", LOAD_TIMEOUT) is None:
-                        raise JailError("the cell did not kill its child")
+                    self.cell = self.jail.open_cell()
+                    cgroup = self.cell.cgroup
+                    self.pipes.clock = CgroupClock(cgroup) if cgroup is not None and "usage" in cgroup.roles else CellClock(self.pipes)
+                    child = self.cell.first_child
+                else:
+                    self.pipes.send(self.jail.ctl_w, {"op": "respawn"})
+                    event = self.pipes.control(lambda e: e.get("event") == "spawned" and type(e.get("pid")) is int, LOAD_TIMEOUT)
+                    if event is None:
+                        raise JailError("the cell did not fork a child")
+                    child = event["pid"]
+                # What a dead child left half-written is dropped: the new one writes nothing before its code comes.
                 self.pipes.forget_answers()
-                self.pipes.send(self.jail.ctl_w, {"op": "spawn"})
-                event = self.pipes.control(lambda e: e.get("event") == "spawned" and type(e.get("pid")) is int, LOAD_TIMEOUT)
-                if event is None:
-                    raise JailError("the cell did not fork a child")
-                self.pipes.reset(event["pid"])
+                self.pipes.reset(child)
                 return
             except (OSError, ProtocolError):
                 # The cell or its jail is gone (the submission may have brought it down): a new one, once.
@@ -102,5 +95,5 @@ class Lifecycle:
         if self.own_jail:
             self.jail.close()
         elif self.cell is not None and self.jail.cell is self.cell:
-            self.jail.close_cell()
+            self.jail.close_cell(next_one=True)  # a lent jail serves another submission next
         self.cell = None

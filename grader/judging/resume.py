@@ -23,7 +23,12 @@ REGRADE = {"not_graded"}
 # Test statuses that say time ran out: a neighbour's load can cause them, so they are checked again.
 OUT_OF_TIME = {"timeout", "not_run"}
 # How the sandbox says a load ran out of time (grader/sandbox/host.py); such a result's tests are errors.
-LOAD_OUT_OF_TIME = ("loading the file took longer than", "loading the file did not end within", "loading the file used up")
+LOAD_OUT_OF_TIME = (
+    "loading the file took longer than",
+    "loading the file did not end within",
+    "loading the file used up",
+    "the machine was too busy to load the file",
+)
 
 
 @functools.cache

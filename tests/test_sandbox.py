@@ -15,9 +15,9 @@ from grader.core.checks import Opaque
 from grader.core.submission import LoadError, SubmissionError
 from grader.sandbox import host as sandbox
 from grader.sandbox import separate_uid
+from grader.sandbox.bubblewrap import bwrap_mounts
 from grader.sandbox.host import Jail, Limits, SandboxedSubmission, describe_interpreter, isolation, processes_of
 from grader.sandbox.interpreter import under
-from grader.sandbox.mounts import bwrap_mounts
 from tests.conftest import SEPARATE_UID
 
 

@@ -425,10 +425,14 @@ def _isolation_banner(results: dict) -> str:
     note = str(results.get("isolation_note") or "")
     if mode == "bubblewrap":
         return f'<div class="banner ok" id="isolation" data-isolation="bubblewrap">{_e(note or ISOLATION_TEXT[mode])}</div>'
-    text = note or ISOLATION_TEXT.get(mode) or (
-        f"Isolation: {mode}, not bubblewrap. Submissions did not run in the bubblewrap sandbox."
-        if mode
-        else "Isolation: not recorded. These results do not say whether submissions ran in a sandbox."
+    text = (
+        note
+        or ISOLATION_TEXT.get(mode)
+        or (
+            f"Isolation: {mode}, not bubblewrap. Submissions did not run in the bubblewrap sandbox."
+            if mode
+            else "Isolation: not recorded. These results do not say whether submissions ran in a sandbox."
+        )
     )
     return f'<div class="banner loud" id="isolation" data-isolation="{_e(mode)}" role="alert">{_e(text)}</div>'
 

@@ -28,10 +28,10 @@ from grader.sandbox.answer import Answer, decode
 from grader.sandbox.batch import Batch
 from grader.sandbox.budget import Budget
 from grader.sandbox.interpreter import Interpreter, describe_interpreter, interpreter
+from grader.sandbox.isolation import Probe, enter_mode, isolation, isolation_note, probe, refusal
 from grader.sandbox.jail import Jail, Limits, processes_of
 from grader.sandbox.lifecycle import Lifecycle
 from grader.sandbox.loading import Loading
-from grader.sandbox.probe import Probe, enter_mode, isolation, isolation_note, probe, refusal
 from grader.sandbox.separate_uid import hide, prepare_separate_uid, state_dir, unhide
 from grader.sandbox.timing import wall_cap
 

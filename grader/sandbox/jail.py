@@ -9,24 +9,16 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from grader.sandbox import cgroups, seccomp, wire
-from grader.sandbox.interpreter import PYTHON
-from grader.sandbox.mounts import bwrap_mounts, bwrap_user
-from grader.sandbox.probe import isolation
-from grader.sandbox.separate_uid import hide, kit_paths, python_for_others, separate_root
+from grader.sandbox import cgroups, isolation, seccomp, wire
 from grader.sandbox.uids import free_uid
 
-CHILD = Path(__file__).with_name("child.py")
-WIRE = Path(__file__).with_name("wire.py")  # bound beside the child in the jail: the one module it imports
 START_TIMEOUT = 30.0  # seconds for a new jail's server to say it is ready (Python's start, its imports)
 CELL_TIMEOUT = 10.0  # seconds for a cell to open or close
 
@@ -76,7 +68,8 @@ class Jail:
 
     def __init__(self, limits: Limits | None = None, mode: str | None = None, namespaces: bool | None = None):
         self.limits = limits or Limits()
-        self.mode = mode or isolation()
+        self.how = isolation.get(mode) if mode else isolation.chosen()
+        self.mode = self.how.name
         self.allow_namespaces = namespaces  # None: wherever the machine allows them (False: as a container that refuses them)
         self.proc: subprocess.Popen | None = None
         self.fds: list[int] = []
@@ -99,58 +92,20 @@ class Jail:
         self.resp_r, resp_w = os.pipe()
         self.fds_w, fds_r = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         inner = [ctl_in_r, ctl_out_w, req_r, resp_w, fds_r.fileno()]
-        bubblewrap = self.mode == "bubblewrap"
-        limits = self.limits.rlimits()
-        if not root and not bubblewrap:
-            # Without a uid of its own, RLIMIT_NPROC counts all of the grader user's processes.
-            limits["RLIMIT_NPROC"] = own_process_count() + self.limits.processes
         config: dict[str, Any] = {
             "fds": inner,
-            "limits": limits,
+            "limits": self.limits.rlimits(),
             "cell": {
-                # The none mode (no privilege at all) cannot make any.
-                "namespaces": (root or bubblewrap) if self.allow_namespaces is None else self.allow_namespaces,
-                "proc": bubblewrap,  # a /proc of the cell's own (the chroot has none at all)
+                "namespaces": root,  # the server tries them (see Cell): a container may refuse them
+                "proc": False,  # a /proc of the cell's own (the mode says)
                 "tmpfs": self.limits.tmpfs(),
                 "inodes": 4096,
-                "read_only": ["/", "/dev"] if bubblewrap else [],
+                "read_only": [],  # what the cell remounts read-only (the mode says)
             },
         }
-        python = PYTHON if bubblewrap or not root else python_for_others()
-        command = [str(python), "-I", "-S", "/jail/jail_child.py"]
-        popen_extra: dict[str, Any] = {}
-        if self.mode == "separate-uid":
-            hide(kit_paths())  # unless the command already hid them (and more)
-            config["root"] = str(separate_root(python))
-        if bubblewrap:
-            argv = [
-                shutil.which("bwrap"),
-                *bwrap_mounts(),
-                *bwrap_user(root),
-                "--ro-bind",
-                str(CHILD),
-                "/jail/jail_child.py",
-                "--ro-bind",
-                str(WIRE),
-                "/jail/wire.py",
-                "--perms",
-                "1777",
-                "--dir",
-                "/tmp",
-                "--perms",
-                "1777",
-                "--dir",
-                "/var/tmp",
-                "--chdir",
-                "/tmp",
-                "--",
-                *command,
-            ]
-        else:
-            command[3] = str(CHILD)
-            argv = command
-            popen_extra = {"cwd": "/"}
-            config["parent"] = os.getpid()  # bubblewrap's --die-with-parent does this for its own
+        argv, popen_extra = self.how.server(config, root)
+        if self.allow_namespaces is not None:
+            config["cell"]["namespaces"] = self.allow_namespaces
         stdin = config_pipe(config)
         try:
             self.proc = subprocess.Popen(
@@ -233,7 +188,7 @@ class Jail:
         if found is not None:
             name = f"cell-{uid or os.getpid()}-{time.monotonic_ns()}"
             cgroup = found.cell(name, self._memory_cap(), self.limits.processes + 4)
-        policy = seccomp.Policy(ipc=self.namespaces, network=self.mode == "bubblewrap")
+        policy = seccomp.Policy(ipc=self.namespaces, network=self.how.network)
         joins = cgroup.join_fds() if cgroup is not None else []
         message = {"op": "open", "uid": uid, "namespaces": self.namespaces, "seccomp": seccomp.bpf(policy).hex()}
         try:
@@ -349,9 +304,3 @@ def kill_uid(uid: int) -> None:
             except OSError:
                 pass
         time.sleep(0.002)
-
-
-def own_process_count() -> int:
-    """Processes of our real uid, which RLIMIT_NPROC counts (zombies too)."""
-    uid = os.getuid()
-    return sum(p.uid == uid for p in wire.processes())

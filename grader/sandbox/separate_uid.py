@@ -1,4 +1,11 @@
-"""Root without a usable bubblewrap: the kit made unreadable to the jails' uids, and a root directory of only the standard library."""
+"""The separate-uid mode, root without a usable bubblewrap: a root directory of only the standard library, a uid of its
+own for each submission, and the kit made unreadable to those uids while they run.
+
+Docker, and Gradescope's containers, run as root but block the namespaces bubblewrap needs. The
+fork server starts as root; each cell is chrooted into a directory holding only the standard
+library of the interpreter it runs and the libraries its C modules load (no /proc, no kit, no
+class folder, nothing of the grader's), and has its namespaces where the container allows them.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +28,48 @@ from typing import Any
 from grader.core import exercise
 from grader.sandbox import wire
 from grader.sandbox.interpreter import PYTHON, under
+from grader.sandbox.modes import Facts, Mode, cgroup_text
+
+CHILD = Path(__file__).with_name("child.py")
+
+
+class SeparateUid(Mode):
+    name = "separate-uid"
+    level = "reduced"
+    network = False  # no network namespace of its own: a cell may open no socket at all
+
+    def problem(self) -> str | None:
+        return None if os.getuid() == 0 else "the separate-uid mode needs root (each submission gets a uid of its own)"
+
+    def server(self, config: dict[str, Any], root: bool) -> tuple[list[str], dict[str, Any]]:
+        hide(kit_paths())  # unless the command already hid them (and more)
+        python = python_for_others()
+        config["root"] = str(separate_root(python))
+        config["parent"] = os.getpid()  # the server ends with the grading worker (bubblewrap does this itself)
+        return [str(python), "-I", "-S", str(CHILD)], {"cwd": "/"}
+
+    def prepare(self, hidden: list[Path], create: tuple[Path, ...] = ()) -> None:
+        for folder in create:
+            folder.mkdir(parents=True, exist_ok=True)
+        prepare_separate_uid([*kit_paths(), *hidden])
+
+    def describe(self, facts: Facts) -> str:
+        if facts.namespaces:
+            return (
+                "isolation: separate-uid (root without a usable bubblewrap). Each submission runs in a cell of its own: "
+                "a uid nobody else holds, its own pid, IPC and mount namespaces, a size-capped tmpfs for /tmp, /var/tmp "
+                f"and /dev/shm, a root directory holding only the standard library, a seccomp filter and "
+                f"{cgroup_text(facts)}; the kit, the class folder and the output folder are also unreadable to it during "
+                "the run. Without a network namespace, it refuses every socket."
+            )
+        return (
+            "isolation: separate-uid in a container that allows no namespace (as on Gradescope). Each submission runs "
+            "as a uid nobody else holds, in a root directory holding only the standard library with no writable "
+            "folder, under a seccomp filter that also refuses sockets, System V and POSIX IPC and the kernel's "
+            f"keyrings, with {cgroup_text(facts)}; every process of its uid is killed when it ends. The kit, the class "
+            "folder and the output folder are unreadable to it during the run."
+        )
+
 
 # ---------------------------------------------------------------- separate-uid: hiding the kit
 

@@ -69,7 +69,9 @@ class Lifecycle:
                 if self.cell is None or self.jail.cell is not self.cell or not self.jail.alive():
                     self.cell = self.jail.open_cell()
                     cgroup = self.cell.cgroup
-                    self.pipes.clock = CgroupClock(cgroup) if cgroup is not None and "usage" in cgroup.roles else CellClock(self.pipes)
+                    self.pipes.clock = (
+                        CgroupClock(cgroup) if cgroup is not None and "usage" in cgroup.roles else CellClock(self.pipes)
+                    )
                     child = self.cell.first_child
                 else:
                     self.pipes.send(self.jail.ctl_w, {"op": "respawn"})

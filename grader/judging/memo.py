@@ -13,10 +13,11 @@ Only the submission's printed output differs between submissions; it is attached
 
 A walk whose calls reached one child in the order a full run makes them gives a full run's
 verdicts even for a submission with a history (a counter, a cache): same calls, same answers.
-A walk that left that order (a restart after a wrong bet, a test run for real in a fresh
-child) is checked: a fresh child is asked the whole run's calls again, from the last point
-where the order held, and must give the same answers. One that does not is graded in full
-(see `confirm`), so the memo never changes a verdict.
+A walk that left that order (a batch settled after a wrong bet or a new answer; a test the memo
+has no tree for, run for real after the walk asked later tests' calls) is checked: a fresh child
+is asked the run's calls again, from the last fresh child before the point where the order was
+left, and must give the same answers. One that does not is graded in full (see `confirm`), so
+the memo never changes a verdict.
 
 Round trips are what a walk costs, so calls go to the sandbox in batches. A batch runs on
 while the next call is certain, and that is the case more often than "the node has one
@@ -25,11 +26,13 @@ answers every call the same way, and a run of each kind is remembered as a *prof
 While the answers so far fit the same profiles, and these all answer the next call alike,
 the call after it is known too, across test boundaries. So a submission of a known kind is
 walked in a handful of batches, one per split between kinds, not one per test. A batch
-that turns out wrong (the submission answered like no profile that fits) ends there, and
-the child is restarted before the next call, so it never goes on with calls the tests
-would not have made. One that meets a new answer (that test runs for real) is settled
-instead: the child answers the rest, the answers are dropped, and the walk goes on in it,
-the memo's check covering what those calls might have changed (docs/memo.md).
+that turns out wrong (an answer other than the one it bet on, known or new) is settled: the
+child answers the rest, the answers are dropped uncharged, and the walk goes on in the same
+child (a fresh one only if settling takes longer than SETTLE). The walk notes where the child
+left a full run's order (`Walk.deviation`), and the memo's check covers what those calls might
+have changed (docs/memo.md).
+
+The grader walks each stage of the tests (Exercise.stages) on its own, in its own child.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 import mutants  # bench/mutants.py: the script's own folder is first on sys.path
 
-from grader.core import replay, runner
+from grader.core import exercise, replay, runner
 from grader.judging import grade as grade_module
 from grader.judging import memo as memo_module
 from grader.judging.discovery import discover
@@ -48,6 +48,7 @@ from grader.judging.partial_run import catalogue, prepare_before_fork
 from grader.sandbox import batch, host
 
 CATALOGUE = ROOT / "tests" / "catalogue"
+EXERCISE = exercise.load(ROOT)
 # (KIT_REPLAY, KIT_COUNTEREXAMPLE): before, replay, and replay with the smallest drawn counterexample.
 MODES = {"off": ("0", "shrunk"), "on": ("1", "shrunk"), "smallest": ("1", "smallest-drawn")}
 
@@ -267,10 +268,10 @@ def main() -> None:
         # Each mode's recording made now (the smallest-drawn pool is a recording of its own): one
         # missing when a grade asks for it would mean no replay at all in that mode.
         os.environ["KIT_REPLAY"], os.environ["KIT_COUNTEREXAMPLE"] = MODES[mode]
-        replay.ensure(runner.run)
-    prepare_before_fork()
-    tests = catalogue()
-    settings = Settings(timeout=1.0, budget=5.0)
+        replay.ensure(EXERCISE, runner.run)
+    prepare_before_fork(EXERCISE)
+    tests = catalogue(EXERCISE)
+    settings = Settings(EXERCISE, timeout=1.0, budget=5.0)
     reference = discover([str(ROOT / "solutions" / "reference.py")])[0]
     warm = Grader(settings, tests)
     _, learned = warm.grade(reference)

@@ -28,11 +28,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from grader.core import exercise
 from grader.judging import passback
 from grader.reports.adjust import parse_plan
 from grader.reports.files import write_outputs
 from grader.reports.roster import parse_roster
 from grader.reports.tally import mistake_key
+
+EXERCISE = exercise.load(ROOT)
 from tests.big_class import big_class
 
 
@@ -84,9 +87,9 @@ def one_round(document: dict, roster: bytes, plan) -> dict:
             pb.column = pb.roster.header.index("METEOR score (2)")
         done = passback.apply(doc, pb)
         applied = time.perf_counter()
-        passback.write(out, doc, pb, done)
+        passback.write(out, doc, pb, done, EXERCISE)
         written = time.perf_counter()
-        write_outputs(out, doc)
+        write_outputs(out, doc, EXERCISE)
         outputs = time.perf_counter()
         files = sum(len(f) for _, _, f in os.walk(out / "feedback"))
     return {

@@ -22,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from grader.core import exercise
 from grader.reports.files import write_outputs
 from tests.big_class import big_class
 
@@ -82,7 +83,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder)
         started = time.monotonic()
-        write_outputs(out, document)
+        write_outputs(out, document, exercise.load(ROOT))
         written = time.monotonic() - started
         report = out / "report.html"
         pages = list((out / "report").iterdir())

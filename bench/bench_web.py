@@ -30,6 +30,7 @@ from grader.cli import (
     serve,
     web_build,
 )
+from grader.core import exercise
 
 FLAGS = [
     "--no-sandbox",
@@ -148,7 +149,7 @@ def main() -> int:
     parser.add_argument("--site", type=Path, help="the build to measure (default: build/web, built if needed)")
     parser.add_argument("--baseline", type=Path, help="another build, measured in the same run for ratios")
     args = parser.parse_args()
-    site = args.site.resolve() if args.site else web_build.ensure_built()
+    site = args.site.resolve() if args.site else web_build.ensure_built(exercise.load(ROOT))
     sites = {"this": site}
     if args.baseline:
         if not (args.baseline / "index.html").is_file():

@@ -12,7 +12,7 @@ from grader.core.checks import WrongAnswer
 from grader.core.submission import SubmissionError
 
 # The exercise's value rule (exercise.toml [seam] values).
-VALUES = exercise.load().module("values")
+VALUES = exercise.holding(__file__).module("values")  # the value rule of the exercise holding this file
 expect_score, expected_text = VALUES.expect_score, VALUES.expected_text
 
 pytestmark = pytest.mark.tier("hidden")

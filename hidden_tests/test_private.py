@@ -19,13 +19,14 @@ from grader.core import exercise
 from grader.core.checks import WrongAnswer
 from grader.core.submission import SubmissionError
 
+EXERCISE = exercise.holding(__file__)  # the exercise whose folder holds this file
 # The exercise's value rule (exercise.toml [seam] values).
-VALUES = exercise.load().module("values")
+VALUES = EXERCISE.module("values")
 expect_score, expect_valid_score, expected_text = VALUES.expect_score, VALUES.expect_valid_score, VALUES.expected_text
 
 pytestmark = pytest.mark.tier("private")
 
-EXAMPLES = exercise.load().private_examples
+EXAMPLES = EXERCISE.private_examples
 # "Straße" and "STRASSE" agree under casefold() but not under lower(), which the rules use.
 VOCABULARY = ["the", "The", "THE", "cat", "sat", "on", "mat", "a", "sky", "sky.", "x", "y", "z", "Straße", "STRASSE"]
 SEPARATORS = [" ", "  ", "\t", "\n", " \n "]
@@ -33,7 +34,7 @@ RAW_ALPHABET = "ab .,\n\tAB"
 
 
 def _load_reference():
-    path = exercise.load().root / "solutions" / "reference.py"
+    path = EXERCISE.root / "solutions" / "reference.py"
     spec = importlib.util.spec_from_file_location("meteor_reference", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

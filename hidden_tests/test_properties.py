@@ -12,7 +12,7 @@ from grader.core import exercise
 from grader.core.checks import WrongAnswer
 
 # The exercise's value rule (exercise.toml [seam] values).
-VALUES = exercise.load().module("values")
+VALUES = exercise.holding(__file__).module("values")  # the value rule of the exercise holding this file
 expect_score, expect_valid_score = VALUES.expect_score, VALUES.expect_valid_score
 
 pytestmark = pytest.mark.tier("properties")

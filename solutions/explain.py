@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from grader.core import exercise
 
@@ -17,7 +16,7 @@ DESCRIPTION = (
     "Show how the score of CANDIDATE against REFERENCE is computed: the matched words, "
     "the chunks, P, R, Fmean, the penalty and the score."
 )
-DEFAULTS = exercise.load(Path(__file__).resolve().parents[1] / "problem" / "exercise.toml").defaults
+DEFAULTS = exercise.holding(__file__).defaults
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 from grader.core import exercise
 
 HERE = Path(__file__).resolve().parent.parent  # the exercise folder
-DEFAULTS = exercise.load(HERE / "problem" / "exercise.toml").defaults  # alpha, beta, gamma: the signature's
+DEFAULTS = exercise.load(HERE).defaults  # alpha, beta, gamma: the signature's
 
 
 # The statement's rules, in the words the student read (problem/statement.md).
@@ -42,7 +42,7 @@ RULE_SCORE = ("rule 5, Score", "score = Fmean·(1 − Pen)")
 RULE_ROUND = ("rule 5, Score", "round the final score to 3 decimal places with round(score, 3)")
 RULE_EMPTY = ("rule 6, Nothing to match", "the score is 0.0 when either text has no words or nothing matches")
 RULE_OUTPUT = ("Output", "return a float between 0 and 1")
-RULE_SIGNATURE = ("Problem statement", f"the function is {exercise.load(HERE / 'problem' / 'exercise.toml').signature}")
+RULE_SIGNATURE = ("Problem statement", f"the function is {exercise.load(HERE).signature}")
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from grader.core import exercise
 from grader.judging.partial_run import catalogue
 
 CATALOGUE = Path(__file__).parent / "catalogue"
@@ -35,7 +36,7 @@ LAST = ["Okafor", "Nguyen", "García-Márquez", "Schmidt", "Kowalczyk", "Haddad"
 
 def big_class(count: int, seed: int = 0) -> dict:
     rng = random.Random(seed)
-    template = catalogue().template
+    template = catalogue(exercise.load(exercise.KIT_ROOT)).template
     wrong = sorted((CATALOGUE / "wrong").glob("*.py"))
     right = sorted((CATALOGUE / "correct").glob("*.py"))
     subs = []

@@ -11,6 +11,7 @@ import tomllib
 import pytest
 from lms_results import ROSTERS, result
 
+from grader.core import exercise
 from grader.judging import passback
 from grader.reports.adjust import AdjustError, apply, describe, final_score, parse_plan, read_plan
 from grader.reports.files import grades_csv, write_outputs
@@ -157,7 +158,9 @@ def test_grades_csv_and_gradescope_files_show_the_adjustment(tmp_path):
         "diagnosis no_clipping: +3: Rule 2: clip repeated words. | instructor: set to 100 (+17): Regraded by hand",
     ]
     assert rows[2][0] == "'=cy.py" and rows[2][-2:] == ["50", ""]
-    write_outputs(tmp_path, {"exercise": "meteor", "isolation": "bubblewrap", "submissions": results})
+    write_outputs(
+        tmp_path, {"exercise": "meteor", "isolation": "bubblewrap", "submissions": results}, exercise.load(exercise.KIT_ROOT)
+    )
     shown = json.loads((tmp_path / "gradescope" / "ann.py" / "results.json").read_text())
     assert shown["score"] == 100 and "The tests gave 80; adjusted:" in shown["output"]
     saved = json.loads((tmp_path / "results.json").read_text())["submissions"][0]

@@ -31,7 +31,7 @@ WRONG = sorted((CATALOGUE / "wrong").glob("*.py"))
 CORRECT = sorted((CATALOGUE / "correct").glob("*.py"))
 CONSTANTS = sorted((CATALOGUE / "cheat").glob("returns_*.py"))
 HARD_CODER = CATALOGUE / "cheat" / "hard_codes_visible_tests.py"
-EXERCISE = exercise.load()
+EXERCISE = exercise.load(KIT_ROOT)
 BROWSER_TIERS = EXERCISE.browser_tiers
 
 # The ids the issue asks for; the diagnosis names them, so each must have its wrong solution.
@@ -69,6 +69,7 @@ REQUIRED_MISTAKES = {
 
 def grade(path: Path, tiers: tuple[str, ...]) -> Report:
     return run(
+        EXERCISE,
         lambda: SandboxedSubmission(path, EXERCISE.function, EXERCISE.call_timeout, source=read_source(path)),
         path.name,
         tiers=tiers,
@@ -163,7 +164,7 @@ def visible_answers() -> dict[tuple, float]:
             answers[(ref, cand, alpha, beta, gamma)] = value = reference.meteor_score(ref, cand, alpha, beta, gamma)
             return value
 
-    report = run(Recorder, "recorder", tiers=BROWSER_TIERS)
+    report = run(EXERCISE, Recorder, "recorder", tiers=BROWSER_TIERS)
     assert report.passed == len(report.tests) > 0, [t.message for t in report.tests if t.status != "pass"]
     return answers
 
@@ -254,7 +255,7 @@ def test_hard_coding_the_visible_tests_earns_no_more_than_returning_0(graded):
     assert visible and all(t["status"] == "pass" for t in visible), [t["name"] for t in visible if t["status"] != "pass"]
     # ... and it earns no more than doing nothing, in every output: results.json and Gradescope's.
     assert cheat["score"] <= graded["cheat/returns_0_0"]["score"]
-    assert to_gradescope(cheat)["score"] == cheat["score"]
+    assert to_gradescope(cheat, EXERCISE)["score"] == cheat["score"]
 
 
 def test_one_mistake_solutions_keep_partial_credit(graded):

@@ -19,7 +19,8 @@ from grader.core.runner import run
 from grader.core.submission import LocalSubmission
 
 # The exercise's value rule (exercise.toml [seam] values): the engine's checks hold no METEOR rule.
-VALUES = exercise.load().module("values")
+EXERCISE = exercise.load(KIT_ROOT)
+VALUES = EXERCISE.module("values")
 correct_roundings, expect_score, expect_valid_score, to_real = (
     VALUES.correct_roundings,
     VALUES.expect_score,
@@ -298,7 +299,9 @@ def test_printed_pass_lines_stay_output_not_a_verdict():
 
 def test_the_frame_peeker_would_pass_in_process_so_the_sandbox_is_what_stops_it():
     path = KIT_ROOT / "tests" / "catalogue" / "cheat" / "frame_peeker.py"
-    report = run(lambda: LocalSubmission(path.read_text(), filename=path.name), path.name, tiers=("hidden",))
+    report = run(
+        EXERCISE, lambda: LocalSubmission(path.read_text(), EXERCISE.function, filename=path.name), path.name, tiers=("hidden",)
+    )
     assert report.passed > len(report.tests) // 2
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.core import exercise
 from grader.judging import diagnose
 from grader.reports import class_report
 from grader.reports.files import write_report
@@ -19,6 +20,8 @@ from tests.big_class import big_class
 from tests.conftest import KIT_ROOT, load_module
 
 ARTIFACTS = KIT_ROOT / "tests" / ".artifacts"
+EXERCISE = exercise.load(KIT_ROOT)
+TITLE = EXERCISE.title
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",
@@ -97,7 +100,7 @@ def synthetic_results() -> dict:
             }
             for tier, test, points in TESTS
         ]
-        found = diagnose.diagnose_submission(load_module(path, f"report_{name[:-3]}")) if failing else None
+        found = diagnose.diagnose_submission(EXERCISE, load_module(path, f"report_{name[:-3]}")) if failing else None
         submissions.append(
             {
                 "submission": name,
@@ -141,7 +144,7 @@ def results() -> dict:
 
 @pytest.fixture(scope="module")
 def page(results) -> str:
-    return class_report.render(results)
+    return class_report.render(results, TITLE)
 
 
 def tags(page: str, name: str) -> list[dict]:
@@ -152,7 +155,7 @@ def tags(page: str, name: str) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def pages(results) -> dict[str, str]:
-    return class_report.pages(results)
+    return class_report.pages(results, TITLE)
 
 
 def test_the_histogram_keeps_files_that_never_loaded_apart_from_low_scores(page, results):
@@ -234,8 +237,8 @@ def test_student_text_is_escaped_and_nothing_can_run_or_load(results):
         "source": "x = '</pre><script>alert(4)</script>'\n",
     }
     document = {"submissions": results["submissions"] + [evil]}
-    page = class_report.render(document)
-    student = class_report.pages(document)["_script_alert_1___script_.py.html"]
+    page = class_report.render(document, TITLE)
+    student = class_report.pages(document, TITLE)["_script_alert_1___script_.py.html"]
     # The overview's one script is its own sorting script, allowed by its hash alone.
     assert page.count("<script") == 1 and f"<script>{class_report.SORT_SCRIPT}</script>" in page
     digest = base64.b64encode(hashlib.sha256(class_report.SORT_SCRIPT.encode()).digest()).decode()
@@ -255,20 +258,20 @@ def test_a_submission_without_source_or_tests_still_renders():
             {"submission": "x.py", "status": "timeout", "message": "over budget", "score": 0, "max_score": 10, "tests": []}
         ]
     }
-    assert "timeout: over budget" in class_report.render(document)
-    page = class_report.pages(document)["x.py.html"]
+    assert "timeout: over budget" in class_report.render(document, TITLE)
+    page = class_report.pages(document, TITLE)["x.py.html"]
     assert "The code of this submission was not recorded in results.json." in page
     assert "No test ran." in page and "over budget" in page
 
 
 def test_an_empty_class_renders():
-    page = class_report.render({"submissions": []})
+    page = class_report.render({"submissions": []}, TITLE)
     assert "0 submissions" in page and "No submission got a diagnosis." in page
 
 
 def _write(folder, document) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    write_report(folder, document)
+    write_report(folder, document, TITLE)
     return folder / "report.html"
 
 
@@ -442,7 +445,7 @@ def test_every_count_agrees_with_the_terminal_summary(big):
     ],
 )
 def test_the_isolation_mode_is_shown_and_loud_when_not_bubblewrap(mode, loud, words):
-    page = class_report.render({"isolation": mode, "submissions": []} if mode else {"submissions": []})
+    page = class_report.render({"isolation": mode, "submissions": []} if mode else {"submissions": []}, TITLE)
     banner = next(a for a in tags(page, "div") if a.get("id") == "isolation")
     assert ("loud" in banner["class"]) == loud and (banner.get("role") == "alert") == loud
     assert banner["data-isolation"] == (mode or "")

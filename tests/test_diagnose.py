@@ -11,12 +11,14 @@ from pathlib import Path
 import pytest
 
 from grader.core import diagnosis as diagnosis_core
+from grader.core import exercise
 from grader.core.submission import SubmissionError, load_local
 from grader.judging import diagnose
 from tests.conftest import KIT_ROOT, load_module
 
+EXERCISE = exercise.load(KIT_ROOT)
 # The exercise's misconception models (exercise.toml [seam] trusted).
-_TRUSTED = diagnose.trusted()
+_TRUSTED = diagnose.trusted(EXERCISE)
 BY_ID, MODELS, SAME_SCORES_AS, find = _TRUSTED.BY_ID, _TRUSTED.MODELS, _TRUSTED.SAME_SCORES_AS, _TRUSTED.find
 
 CATALOGUE = KIT_ROOT / "tests" / "catalogue"
@@ -42,7 +44,7 @@ def names(model_id: str | None, mistake: str) -> bool:
 def outputs_of(path: Path) -> list:
     # In-process: the catalogue is our own trusted code (meteor-kit check and grade use the sandbox).
     return diagnosis_core.run_probes(
-        load_module(path, f"catalogue_run_{path.stem}"), diagnose.browser_table(), diagnose.value_normalize()
+        load_module(path, f"catalogue_run_{path.stem}"), diagnose.browser_table(EXERCISE), diagnose.value_normalize(EXERCISE)
     )
 
 
@@ -53,7 +55,7 @@ def catalogue_outputs() -> dict[Path, list]:
 
 
 def diagnosis_of(outputs: list) -> dict | None:
-    return diagnosis_core.diagnose_outputs(outputs, diagnose.browser_table())
+    return diagnosis_core.diagnose_outputs(outputs, diagnose.browser_table(EXERCISE))
 
 
 def test_the_catalogue_is_big_enough():
@@ -77,12 +79,15 @@ def test_a_correct_solution_gets_no_diagnosis(catalogue_outputs, path):
 
 
 def test_the_reference_gets_no_diagnosis():
-    assert diagnose.diagnose_submission(load_local(str(KIT_ROOT / "solutions" / "reference.py"))) is None
+    assert (
+        diagnose.diagnose_submission(EXERCISE, load_local(str(KIT_ROOT / "solutions" / "reference.py"), EXERCISE.function))
+        is None
+    )
 
 
 def test_a_diagnosis_never_names_a_mistake_the_submission_does_not_make(catalogue_outputs):
     """Checked against the model itself, not the table: every difference it makes is reproduced."""
-    probes = diagnose.probes()
+    probes = diagnose.probes(EXERCISE)
     reference = load_module(KIT_ROOT / "solutions" / "reference.py", "meteor_reference_check")
     for path, outputs in catalogue_outputs.items():
         found = diagnosis_of(outputs)
@@ -92,10 +97,10 @@ def test_a_diagnosis_never_names_a_mistake_the_submission_does_not_make(catalogu
         differences = 0
         for probe, got in zip(probes, outputs):
             want = diagnosis_core.run_probes(
-                reference, {"function": "meteor_score", "probes": [probe]}, diagnose.value_normalize()
+                reference, {"function": "meteor_score", "probes": [probe]}, diagnose.value_normalize(EXERCISE)
             )[0]
             modelled = diagnosis_core.run_probes(
-                model, {"function": "meteor_score", "probes": [probe]}, diagnose.value_normalize()
+                model, {"function": "meteor_score", "probes": [probe]}, diagnose.value_normalize(EXERCISE)
             )[0]
             if not diagnosis_core.agree(modelled, want):
                 differences += 1
@@ -106,7 +111,7 @@ def test_a_diagnosis_never_names_a_mistake_the_submission_does_not_make(catalogu
 
 
 def test_every_model_differs_from_the_reference_and_from_every_other_model():
-    table = diagnose.browser_table()
+    table = diagnose.browser_table(EXERCISE)
     for i, model in enumerate(table["models"]):
         assert diagnosis_core._differs(model["outputs"], table["reference"]), model["id"]
         for other in table["models"][i + 1 :]:
@@ -115,7 +120,7 @@ def test_every_model_differs_from_the_reference_and_from_every_other_model():
 
 
 def test_every_model_is_diagnosed_as_itself():
-    table = diagnose.browser_table()
+    table = diagnose.browser_table(EXERCISE)
     for model in table["models"]:
         found = diagnosis_core.diagnose_outputs(model["outputs"], table)
         assert found["mistake"] == model["id"]
@@ -124,7 +129,9 @@ def test_every_model_is_diagnosed_as_itself():
 
 
 def test_the_sentence_names_the_rule_from_the_statement():
-    found = diagnosis_core.diagnose_outputs(diagnose.browser_table()["models"][0]["outputs"], diagnose.browser_table())
+    found = diagnosis_core.diagnose_outputs(
+        diagnose.browser_table(EXERCISE)["models"][0]["outputs"], diagnose.browser_table(EXERCISE)
+    )
     model = MODELS[0]
     assert found["message"] == f"Your scores match what happens when {model.when}: {model.rule} ({model.section})."
     clipping = BY_ID["no_clipping"]
@@ -137,8 +144,8 @@ def test_no_probe_is_a_hidden_test_input():
     secret = {text for case in hidden.CASES for text in (case.reference, case.candidate)}
     secret.add(hidden.LONG)
     secret = {text for text in secret if text.strip() and text not in statement}
-    table_text = json.dumps(diagnose.browser_table())
-    for probe in diagnose.probes():
+    table_text = json.dumps(diagnose.browser_table(EXERCISE))
+    for probe in diagnose.probes(EXERCISE):
         assert not set(probe["args"]) & secret, probe
     for text in secret:
         assert json.dumps(text) not in table_text, text
@@ -147,7 +154,7 @@ def test_no_probe_is_a_hidden_test_input():
 def test_the_reference_is_never_near_a_rounding_tie_on_a_probe():
     """A correct solution may round a near-tie either way; then it would look wrong."""
     reference = load_module(KIT_ROOT / "solutions" / "reference.py", "meteor_reference_ties")
-    for probe in diagnose.probes():
+    for probe in diagnose.probes(EXERCISE):
         exact = reference.explain(*probe["args"], **probe["kwargs"])["score_unrounded"]
         scaled = exact * 1000
         assert abs(scaled - int(scaled) - 0.5) > 1e-6, probe
@@ -156,7 +163,7 @@ def test_the_reference_is_never_near_a_rounding_tie_on_a_probe():
 def test_the_browser_side_needs_only_the_table(tmp_path):
     """diagnosis_core runs on the JSON table alone: no reference, no models in the process."""
     table = tmp_path / "table.json"
-    table.write_text(json.dumps(diagnose.browser_table()))
+    table.write_text(json.dumps(diagnose.browser_table(EXERCISE)))
     script = f"""
 import importlib.util, json, sys
 spec = importlib.util.spec_from_file_location("diagnosis_core", {str(KIT_ROOT / "grader" / "core" / "diagnosis.py")!r})
@@ -196,7 +203,7 @@ class Hangs:
 
 def test_a_submission_that_hangs_is_not_probed_for_long():
     hangs = Hangs()
-    found = diagnose.diagnose_submission(hangs)
+    found = diagnose.diagnose_submission(EXERCISE, hangs)
     assert hangs.calls <= diagnose.MAX_TIMEOUTS + 1
     assert found.mistake is None and found.kind == "no_answer"
     assert "on every input we tried" in found.message
@@ -209,7 +216,7 @@ class Prints:
 
 
 def test_what_a_submission_prints_while_probed_stays_out_of_the_output(capsys):
-    found = diagnose.diagnose_submission(Prints())
+    found = diagnose.diagnose_submission(EXERCISE, Prints())
     assert "debugging!" not in capsys.readouterr().out
     assert found is not None and found.mistake is None
     assert found.message.startswith("Your scores don't match any mistake we know of. The smallest failing input: ")
@@ -236,7 +243,7 @@ def test_without_a_match_the_smallest_failing_visible_test_input_is_shown():
         "meteor_score('Rain falls gently from the sky', 'Gentle rain drops from the sky'): expected 0.625, got 0.5",
         "meteor_score('the', 'the', alpha=0.9, beta=3, gamma=0.5); returned 0.5",
     ]
-    found = diagnose.diagnose_submission(Prints(), tests=tests)
+    found = diagnose.diagnose_submission(EXERCISE, Prints(), tests=tests)
     assert found.example == "meteor_score('the', 'the', alpha=0.9, beta=3, gamma=0.5); returned 0.5"
     assert found.example in found.message
 
@@ -246,7 +253,7 @@ def test_a_diagnosis_serializes_for_results_json():
         def meteor_score(self, reference, candidate, alpha=0.9, beta=3, gamma=0.5):
             return BY_ID["no_rounding"].meteor_score(reference, candidate, alpha=alpha, beta=beta, gamma=gamma)
 
-    found = diagnose.diagnose_submission(Unrounded())
+    found = diagnose.diagnose_submission(EXERCISE, Unrounded())
     data = json.loads(json.dumps(found.as_json()))
     assert data["mistake"] == "no_rounding"
     assert data["message"].startswith("Your scores match what happens when the score is not rounded: ")
@@ -282,7 +289,7 @@ def test_check_json_has_a_diagnosis_field(meteor_kit):
 
 
 def test_every_pair_of_mistakes_in_the_table_is_diagnosed_as_itself():
-    table = diagnose.browser_table()
+    table = diagnose.browser_table(EXERCISE)
     assert len(table["pairs"]) > 100
     for entry in table["pairs"]:
         found = diagnosis_core.diagnose_outputs(entry["outputs"], table)
@@ -310,7 +317,7 @@ class LowercaseOnlyOnceAndNoRounding:
 
 
 def test_two_mistakes_at_once_are_both_named():
-    found = diagnose.diagnose_submission(LowercaseOnlyOnceAndNoRounding())
+    found = diagnose.diagnose_submission(EXERCISE, LowercaseOnlyOnceAndNoRounding())
     assert found.mistake == "no_lowercase+no_rounding" and found.kind == "models"
     assert found.message == (
         "Your scores match what happens when the words are compared without lowercasing them, and the score is not rounded: "
@@ -332,33 +339,31 @@ class SlowOnEmptyTexts:
 
 
 def test_a_diagnosis_cut_short_by_timeouts_names_nothing():
-    assert diagnose.diagnose_submission(SlowOnEmptyTexts()) is None
+    assert diagnose.diagnose_submission(EXERCISE, SlowOnEmptyTexts()) is None
 
 
-def test_the_table_is_kept_on_disk_and_a_damaged_copy_is_rebuilt(tmp_path, monkeypatch):
-    from grader.core import exercise
-    from grader.judging import diagnose
-
-    fresh = diagnose._build_table()
+def test_the_table_is_kept_in_the_kits_cache_and_a_damaged_copy_is_rebuilt(tmp_path):
+    fresh = diagnose._build_table(EXERCISE)
     for name in ("problem", "solutions", "hidden_tests"):
-        shutil.copytree(exercise.KIT_ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setenv(exercise.EXERCISE_ENV, str(tmp_path))
-    diagnose._table.cache_clear()
+        shutil.copytree(KIT_ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    copy = exercise.load(tmp_path)
     try:
-        assert diagnose._table() == fresh
-        (kept,) = (tmp_path / "build" / "cache").glob("diagnosis-table-*.json")
-        assert json.loads(kept.read_text()) == fresh
+        assert diagnose._table(copy) == fresh
+        (kept,) = copy.cache.glob("diagnosis-table-*.json")
+        assert kept.is_relative_to(exercise.CACHE) and json.loads(kept.read_text()) == fresh
+        assert not (tmp_path / "build").exists()  # nothing in the exercise's folder
         kept.write_text('{"version": ')  # cut short, as by a full disk
         diagnose._table.cache_clear()
-        assert diagnose._table() == fresh and json.loads(kept.read_text()) == fresh
+        assert diagnose._table(copy) == fresh and json.loads(kept.read_text()) == fresh
         # Another model (any change to a source) is another table, under another name.
         trusted = tmp_path / "solutions" / "misconceptions.py"
         trusted.write_text(trusted.read_text() + "\n# changed\n")
         diagnose._table.cache_clear()
-        diagnose._table()
-        assert len(list((tmp_path / "build" / "cache").glob("diagnosis-table-*.json"))) == 2
+        diagnose._table(copy)
+        assert len(list(copy.cache.glob("diagnosis-table-*.json"))) == 2
     finally:
         diagnose._table.cache_clear()
+        shutil.rmtree(copy.cache, ignore_errors=True)
 
 
 class Scripted:

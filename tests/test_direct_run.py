@@ -8,12 +8,13 @@ from pathlib import Path
 import pytest
 from conftest import KIT_ROOT
 
-from grader.core import direct_run
+from grader.core import direct_run, exercise
 from grader.judging import partial_run
 from grader.judging.partial_run import collected, prepare_before_fork, run_tests
 from grader.sandbox.host import SandboxedSubmission
 
 CATALOGUE = KIT_ROOT / "tests" / "catalogue"
+EXERCISE = exercise.load(KIT_ROOT)
 PRINTS = """import sys
 
 def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):
@@ -27,7 +28,7 @@ def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):
 
 @pytest.fixture(scope="module", autouse=True)
 def prepared():
-    prepare_before_fork()
+    prepare_before_fork(EXERCISE)
 
 
 def both(path: Path | None, source: str | None = None, nodeids=None, stop=None, mode="smallest-drawn"):
@@ -45,7 +46,7 @@ def both(path: Path | None, source: str | None = None, nodeids=None, stop=None, 
                 return made[-1]
 
             try:
-                outcome, ids = run_tests(factory, nodeids, stop=stop() if stop else None, direct=direct)
+                outcome, ids = run_tests(EXERCISE, factory, nodeids, stop=stop() if stop else None, direct=direct)
             finally:
                 for sandbox in made:
                     sandbox.close()
@@ -59,7 +60,7 @@ def both(path: Path | None, source: str | None = None, nodeids=None, stop=None, 
 
 
 def test_the_exercises_tests_are_called_directly():
-    tests = collected()
+    tests = collected(EXERCISE)
     assert tests is not None  # every hidden test of this exercise needs only the submission and its parameters
     assert len(tests.items) == len(tests.nodeids) > 100
 
@@ -81,7 +82,7 @@ def test_the_exercises_tests_are_called_directly():
 def test_verdicts_messages_and_output_are_pytests(path):
     direct, through_pytest = both(path)
     assert direct == through_pytest
-    assert len(direct[2]) == len(collected().items)
+    assert len(direct[2]) == len(collected(EXERCISE).items)
 
 
 @pytest.mark.parametrize("name", ["no_clipping", "crash_on_empty"])
@@ -101,8 +102,8 @@ def test_printed_output_and_exceptions_are_caught_alike():
 
 
 def test_a_selection_runs_in_pytests_order():
-    names = list(collected().nodeids)
-    chosen = [collected().nodeids[n] for n in (names[40], names[3], names[-1], names[77])]
+    names = list(collected(EXERCISE).nodeids)
+    chosen = [collected(EXERCISE).nodeids[n] for n in (names[40], names[3], names[-1], names[77])]
     direct, through_pytest = both(CATALOGUE / "wrong" / "no_clipping.py", nodeids=chosen)
     assert direct[:3] == through_pytest[:3]  # (pytest's run names only the tests it kept; the direct one, all)
     assert [t["name"] for t in direct[2]] == [names[3], names[40], names[77], names[-1]]
@@ -127,7 +128,7 @@ def test_a_stop_ends_the_run_after_that_test():
 
 
 def test_a_run_starts_no_pytest_session(monkeypatch):
-    collected()
+    collected(EXERCISE)
 
     def no_session(*args, **kwargs):
         raise AssertionError("a pytest session was started")
@@ -137,7 +138,7 @@ def test_a_run_starts_no_pytest_session(monkeypatch):
         CATALOGUE / "wrong" / "no_clipping.py", source=(CATALOGUE / "wrong" / "no_clipping.py").read_text()
     )
     try:
-        outcome, _ = run_tests(lambda: sandbox)
+        outcome, _ = run_tests(EXERCISE, lambda: sandbox)
     finally:
         sandbox.close()
     assert outcome.status == "graded" and any(t.status == "fail" for t in outcome.tests)
@@ -192,10 +193,15 @@ def test_own_fixture(submission, helper):
 
 
 def test_a_test_that_needs_more_of_pytest_is_left_to_pytest(tmp_path):
-    (tmp_path / "conftest.py").write_text("from grader.core.tests_plugin import *  # noqa: F403\n")
-    (tmp_path / "test_needs.py").write_text(TESTS_NEEDING_PYTEST)
+    (tmp_path / "problem").mkdir()
+    (tmp_path / "problem" / "exercise.toml").write_text((KIT_ROOT / "problem" / "exercise.toml").read_text())
+    (tmp_path / "hidden_tests").mkdir()
+    (tmp_path / "hidden_tests" / "conftest.py").write_text("from grader.core.tests_plugin import *  # noqa: F403\n")
+    (tmp_path / "hidden_tests" / "test_needs.py").write_text(TESTS_NEEDING_PYTEST)
     grab = direct_run._Grab()
-    pytest.main([str(tmp_path), "-q", "-p", "no:cacheprovider", "-p", "no:xdist", *partial_run.FAST], plugins=[grab])
+    pytest.main(
+        [str(tmp_path / "hidden_tests"), "-q", "-p", "no:cacheprovider", "-p", "no:xdist", *partial_run.FAST], plugins=[grab]
+    )
     direct = {item.name: direct_run._direct(item) for item in grab.items}
     assert direct == {
         "test_plain": True,
@@ -219,9 +225,9 @@ def test_each_call_is_made_in_the_test_pytest_says_is_running():
         sandbox = SandboxedSubmission(path, source=path.read_text())
         recorder = Recorder(sandbox)
         try:
-            run_tests(lambda: recorder, direct=direct)
+            run_tests(EXERCISE, lambda: recorder, direct=direct)
         finally:
             sandbox.close()
         calls.append({test: [c.call for c in made] for test, made in recorder.calls.items()})
     assert calls[0] == calls[1]
-    assert "" not in calls[0] and len(calls[0]) == len(collected().items)
+    assert "" not in calls[0] and len(calls[0]) == len(collected(EXERCISE).items)

@@ -11,7 +11,7 @@ from grader.cli import main as cli
 from grader.core import exercise
 
 # The METEOR exercise's own explain (exercise.toml [seam] explain).
-explain_cli = exercise.load().module("explain")
+explain_cli = exercise.load(exercise.KIT_ROOT).module("explain")
 
 WORKED = ("Rain falls gently from the sky", "Gentle rain drops from the sky")
 

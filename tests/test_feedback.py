@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import re
 import zipfile
@@ -9,6 +10,7 @@ from io import BytesIO
 
 from lms_results import ROSTERS, one_test, result
 
+from grader.core import exercise
 from grader.judging import passback
 from grader.reports import feedback
 from grader.reports.adjust import apply, parse_plan
@@ -26,11 +28,17 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 HOSTILE = "<script>alert(1)</script> [x](javascript:alert(1)) ```"
+EXERCISE = exercise.load(exercise.KIT_ROOT)
+
+
+def titled(title: str) -> exercise.Exercise:
+    """The kit's exercise under another title (the feedback's heading)."""
+    return dataclasses.replace(EXERCISE, title=title)
 
 
 def test_feedback_holds_score_failed_tests_and_diagnosis_in_both_formats():
     r = result("ann.py", 80, mistake="no_clipping")
-    md, page = feedback.render(r, Student(0, "7", "Ann Lee"), "METEOR score")
+    md, page = feedback.render(r, Student(0, "7", "Ann Lee"), titled("METEOR score"))
     for text in (md.replace("\\", ""), page):  # Markdown backslashes every mark of a name or sentence
         assert "80 / 113 (71%)" in text and "Tests not passed: 1 of 2" in text
         assert "test_rule[clipping]" in text and "expected 0.5, got 0.7" in text and "Your scores match no_clipping." in text
@@ -42,7 +50,7 @@ def test_student_text_is_escaped_in_html_and_inert_in_markdown():
     r["tests"][0]["message"] = HOSTILE
     r["tests"][0]["tier"] = "examples"
     r["diagnosis"]["text"] = HOSTILE
-    md, page = feedback.render(r, Student(0, "7", HOSTILE), HOSTILE)
+    md, page = feedback.render(r, Student(0, "7", HOSTILE), titled(HOSTILE))
     assert "<script>" not in page and "&lt;script&gt;" in page
     # Markdown: outside code blocks every < [ ` is backslashed; a message sits in a fence longer than its backticks.
     outside = re.sub(r"^( *)````text\n.*?\n\1````$", "", md, flags=re.S | re.M)
@@ -55,14 +63,14 @@ def test_private_tier_messages_are_shown_as_gradescope_shows_them():
     r["tests"].append(
         one_test("test_twin[x]", "fail", "the same rule on 'secret input words': returned 'secret input words'", tier="private")
     )
-    md, page = feedback.render(r, None, "T")
+    md, page = feedback.render(r, None, titled("T"))
     assert "secret input" not in md and "secret input" not in page and "test_twin[x]" in page
 
 
 def test_adjustments_and_late_flag_reach_the_feedback():
     r = result("ann.py", 80, mistake="no_clipping", student={"late": True})
     apply([r], parse_plan({"diagnosis": {"no_clipping": {"change": 3, "comment": "Rule 2 <i>again</i>"}}}))
-    md, page = feedback.render(r, None, "T")
+    md, page = feedback.render(r, None, titled("T"))
     assert (
         "83 / 113" in page
         and "the tests gave 80" in page
@@ -104,7 +112,7 @@ def test_moodle_roster_run_writes_the_zip_and_the_worksheet(tmp_path):
     document = {"exercise": "meteor", "submissions": [result("Ann Lee_501_assignsubmission_file_", 113, student={"late": True})]}
     pb = passback.Passback(roster=read_roster(ROSTERS / "moodle.csv"))
     done = passback.apply(document, pb)
-    passback.write(tmp_path, document, pb, done)
+    passback.write(tmp_path, document, pb, done, EXERCISE)
     assert done.files == ["gradebook-moodle.csv", "unmatched.csv", "feedback-moodle.zip", "feedback/"]
     with zipfile.ZipFile(tmp_path / "feedback-moodle.zip") as zf:
         assert zf.namelist() == ["Ann Lee_501_assignsubmission_file_/feedback.html"]
@@ -127,7 +135,7 @@ def test_report_header_lists_unmatched_submissions_and_adjustments_escaped():
         ),
     )
     passback.apply(document, pb)
-    page = render(document)
+    page = render(document, EXERCISE.title)
     assert "<script>alert" not in page
     assert f"{html.escape(HOSTILE)}: matches nobody on the roster" in page
     assert "1 submission(s) adjusted" in page and "[[student]] who = &#x27;ghost&#x27;: matches no submission" in page
@@ -140,7 +148,7 @@ def test_feedback_page_fits_a_phone_without_scrolling_sideways(tmp_path):
     r = result("x", 50, mistake="no_clipping")
     r["tests"][0]["name"] = "test_rule[repeated_candidate_words_are_clipped_" + "and_on" * 20 + "]"
     r["tests"][0]["message"] = "x" * 400
-    _, page = feedback.render(r, Student(0, "7", "Ann" + "N" * 80), "METEOR score")
+    _, page = feedback.render(r, Student(0, "7", "Ann" + "N" * 80), titled("METEOR score"))
     (tmp_path / "f.html").write_text(page)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)

@@ -7,17 +7,19 @@ import io
 import pytest
 from conftest import KIT_ROOT
 
+from grader.core import exercise
 from grader.judging.grade import Deferred, Grader, Settings, Spec, _Explorers, grade_all
 from grader.judging.partial_run import catalogue, prepare_before_fork
 
 CATALOGUE = KIT_ROOT / "tests" / "catalogue"
-SETTINGS = Settings(timeout=2.0, budget=60.0)
+EXERCISE = exercise.load(KIT_ROOT)
+SETTINGS = Settings(EXERCISE, timeout=2.0, budget=60.0)
 
 
 @pytest.fixture(scope="module")
 def tests():
-    prepare_before_fork()
-    return catalogue()
+    prepare_before_fork(EXERCISE)
+    return catalogue(EXERCISE)
 
 
 def write(tmp_path, name: str, text: str) -> Spec:
@@ -31,7 +33,7 @@ def test_two_copies_of_a_new_behaviour_graded_together_are_explored_once(tmp_pat
     # Copies as students hand them in: other comments, other blank lines.
     specs = [write(tmp_path, "a.py", "# Ann\n" + text), write(tmp_path, "b.py", "# Bo, late\n\n" + text)]
     memo = grade_all(specs, SETTINGS, jobs=2)
-    fresh = grade_all(specs, Settings(SETTINGS.timeout, SETTINGS.budget, memo=False), jobs=2)
+    fresh = grade_all(specs, Settings(EXERCISE, SETTINGS.timeout, SETTINGS.budget, memo=False), jobs=2)
     tests = len(memo[0]["tests"])
     explored = [r["submission"] for r in memo if r["from_memo"] < tests]
     assert len(explored) == 1, [(r["submission"], r["from_memo"]) for r in memo]
@@ -84,7 +86,7 @@ def test_a_submission_that_hangs_where_no_run_did_is_never_told_to_wait(tmp_path
 
     Ten hanging files in a class of 300 waited for each other this way, and took a minute each, one after the other.
     """
-    settings = Settings(timeout=0.5, budget=2.0)
+    settings = Settings(EXERCISE, timeout=0.5, budget=2.0)
     grader = Grader(settings, tests)
     try:
         _, learned = grader.grade(write(tmp_path, "reference.py", (KIT_ROOT / "solutions" / "reference.py").read_text()))

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import KIT_ROOT, load_module
 
+from grader.core import exercise
 from grader.core.submission import LocalSubmission
 from grader.judging import diagnose
 from grader.judging.discovery import read_source
@@ -25,13 +26,14 @@ from grader.sandbox.host import Answer, SandboxedSubmission
 from grader.sandbox.timing import HUNG_FLOOR, SLOWEST_FACTOR, Pace
 
 CATALOGUE = KIT_ROOT / "tests" / "catalogue"
+EXERCISE = exercise.load(KIT_ROOT)
 HANGS = "def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n    while True:\n        pass\n"
 
 
 @pytest.fixture(scope="module")
 def tests():
-    prepare_before_fork()
-    return catalogue()
+    prepare_before_fork(EXERCISE)
+    return catalogue(EXERCISE)
 
 
 def copy(tmp_path: Path, source: Path, name: str) -> Spec:
@@ -44,7 +46,7 @@ def copy(tmp_path: Path, source: Path, name: str) -> Spec:
 
 
 def test_a_submission_of_a_known_kind_is_walked_in_a_few_batches(tmp_path, tests):
-    grader = Grader(Settings(timeout=2.0, budget=60.0), tests)
+    grader = Grader(Settings(EXERCISE, timeout=2.0, budget=60.0), tests)
     kinds = [
         KIT_ROOT / "solutions" / "reference.py",
         CATALOGUE / "wrong" / "no_clipping.py",
@@ -98,7 +100,7 @@ def test_once_a_batch_bets_wrong_the_walk_bets_no_further_than_the_end_of_a_test
         dropped.append(self._batch.unread if self._batch is not None else 0)
         return settle(self, seconds)
 
-    grader = Grader(Settings(timeout=2.0, budget=60.0), tests)
+    grader = Grader(Settings(EXERCISE, timeout=2.0, budget=60.0), tests)
     try:
         grader.grade(copy(tmp_path, KIT_ROOT / "solutions" / "reference.py", "reference.py"))
         for kind in ("alpha_hardcoded", "gamma_hardcoded"):
@@ -136,7 +138,7 @@ def test_the_jail_is_never_told_what_a_remembered_run_answered(tmp_path, tests):
     # The memo knows the reference's answers to every call; a batch that carried them (to stop
     # the child at the first answer that differs, say) would hand them to a submission that
     # reads its own frames. Only the calls and the request's number may reach the child.
-    grader = Grader(Settings(timeout=2.0, budget=60.0), tests)
+    grader = Grader(Settings(EXERCISE, timeout=2.0, budget=60.0), tests)
     try:
         grader.grade(copy(tmp_path, KIT_ROOT / "solutions" / "reference.py", "reference_1.py"))
         spy = tmp_path / "spy.py"
@@ -169,7 +171,7 @@ def test_a_new_behaviour_is_walked_in_one_child_not_one_fresh_child_per_test_it_
             in_real_run.append(len(spawns) - before)
 
     monkeypatch.setattr(Grader, "_run_for_real", watched)
-    grader = Grader(Settings(timeout=2.0, budget=60.0), tests)
+    grader = Grader(Settings(EXERCISE, timeout=2.0, budget=60.0), tests)
     try:
         grader.grade(copy(tmp_path, KIT_ROOT / "solutions" / "reference.py", "reference_1.py"))
         in_real_run.clear()
@@ -430,10 +432,10 @@ def test_probes_go_in_one_batch_and_name_the_mistake_the_one_by_one_run_names(na
 
     monkeypatch.setattr(SandboxedSubmission, "evaluate", counted)
     with SandboxedSubmission(path, source=read_source(path)) as box:
-        batched = diagnose.diagnose_submission(box)
-    one_by_one = diagnose.diagnose_submission(LocalSubmission(path.read_text()))
+        batched = diagnose.diagnose_submission(EXERCISE, box)
+    one_by_one = diagnose.diagnose_submission(EXERCISE, LocalSubmission(path.read_text(), EXERCISE.function))
     assert batched == one_by_one and batched.mistake == name
-    assert batches == [len(diagnose._table()["probes"])]
+    assert batches == [len(diagnose._table(EXERCISE)["probes"])]
 
 
 def test_a_probe_that_hangs_ends_its_batch_and_later_probes_still_run():
@@ -441,9 +443,9 @@ def test_a_probe_that_hangs_ends_its_batch_and_later_probes_still_run():
         "import time\n\ndef meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
         "    if 'cat' in reference:\n        time.sleep(60)\n    return 0.25\n"
     )
-    table = diagnose._table()
+    table = diagnose._table(EXERCISE)
     with SandboxedSubmission("student.py", source=source, timeout=0.3) as box:
-        outputs = diagnose._probe_in_batches(box, table, budget=30.0)
+        outputs = diagnose._probe_in_batches(box, table, 30.0, diagnose.value_normalize(EXERCISE))
     hangs = [i for i, p in enumerate(table["probes"]) if "cat" in p["args"][0]]
     last = hangs[diagnose.MAX_TIMEOUTS]  # past this many timeouts the probing stops
     assert len(hangs) > diagnose.MAX_TIMEOUTS + 1 and hangs[0] > 0
@@ -467,7 +469,7 @@ def test_a_submission_out_of_budget_stops_its_run_and_reports_the_rest_not_run(t
     formatted = count_formatted_tracebacks(monkeypatch)
     path = tmp_path / "spins.py"
     path.write_text(HANGS)
-    grader = Grader(Settings(timeout=0.5, budget=1.2, memo=False), tests)
+    grader = Grader(Settings(EXERCISE, timeout=0.5, budget=1.2, memo=False), tests)
     try:
         result, _ = grader.grade(Spec("spins.py", path))
     finally:
@@ -503,15 +505,21 @@ def test_the_kit_s_pytest_run_formats_no_traceback_of_a_failing_test_and_its_ver
     from grader.core import runner
 
     source = (CATALOGUE / "wrong" / "no_clipping.py").read_text()
-    before = runner.run(lambda: LocalSubmission(source), "no_clipping", tiers=("examples", "properties"))
+    before = runner.run(
+        EXERCISE, lambda: LocalSubmission(source, EXERCISE.function), "no_clipping", tiers=("examples", "properties")
+    )
     formatted = count_formatted_tracebacks(monkeypatch)
-    brief = runner.run(lambda: LocalSubmission(source), "no_clipping", tiers=("examples", "properties"))
+    brief = runner.run(
+        EXERCISE, lambda: LocalSubmission(source, EXERCISE.function), "no_clipping", tiers=("examples", "properties")
+    )
     failed = [t for t in brief.tests if t.status != "pass"]
     assert len(failed) >= 3 and all(t.message for t in failed)
     assert formatted == []
     # pytest's own report of the same failures (BriefFailures left out) formats each one.
     monkeypatch.setattr(runner, "BriefFailures", lambda: object())
-    full = runner.run(lambda: LocalSubmission(source), "no_clipping", tiers=("examples", "properties"))
+    full = runner.run(
+        EXERCISE, lambda: LocalSubmission(source, EXERCISE.function), "no_clipping", tiers=("examples", "properties")
+    )
     assert len(formatted) >= len(failed)
     assert [vars(t) for t in brief.tests] == [vars(t) for t in full.tests] == [vars(t) for t in before.tests]
 
@@ -587,7 +595,9 @@ def test_the_private_tier_alone_catches_every_catalogue_mistake_and_passes_the_c
     verdicts = {}
     for kind in ("wrong", "correct"):
         for path in sorted((CATALOGUE / kind).glob("*.py")):
-            report = runner.run(lambda p=path: LocalSubmission(p.read_text()), path.stem, tiers=("private",))
+            report = runner.run(
+                EXERCISE, lambda p=path: LocalSubmission(p.read_text(), EXERCISE.function), path.stem, tiers=("private",)
+            )
             verdicts[f"{kind}/{path.stem}"] = all(t.status == "pass" for t in report.tests)
     assert len(verdicts) >= 53
     assert [k for k, passed in verdicts.items() if k.startswith("wrong/") and passed] == []

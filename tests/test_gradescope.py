@@ -25,7 +25,8 @@ from grader.core import exercise
 from grader.judging.grade import Settings, Spec, grade_all
 from grader.reports.gradescope import GRADER_FAILED, to_gradescope
 
-FUNCTION = exercise.load().function
+EXERCISE = exercise.load(exercise.KIT_ROOT)
+FUNCTION = EXERCISE.function
 VISIBILITIES = {"hidden", "after_due_date", "after_published", "visible"}
 # Root in Docker keeps these capabilities and no others (no CAP_SYS_ADMIN: no mounts, no namespaces).
 DOCKER_CAPS = [
@@ -131,7 +132,7 @@ def test_a_result_converts_to_gradescopes_format():
             },
         ],
     }
-    converted = to_gradescope(result)
+    converted = to_gradescope(result, EXERCISE)
     check_format(converted)
     assert converted["score"] == 1.0 and converted["output"] == "1/2 tests passed"
     assert converted["stdout_visibility"] == "hidden"
@@ -148,10 +149,11 @@ def test_a_result_converts_to_gradescopes_format():
 
 def test_the_diagnosis_follows_the_summary():
     diagnosis = {"mistake": "no_clipping", "message": "Your scores match ...", "text": "Your scores match ... For example, x."}
-    document = to_gradescope({"score": 0.0, "message": "", "passed": 0, "tests": [], "diagnosis": diagnosis})
+    document = to_gradescope({"score": 0.0, "message": "", "passed": 0, "tests": [], "diagnosis": diagnosis}, EXERCISE)
     assert document["output"] == "0/0 tests passed\n\nDiagnosis: Your scores match ... For example, x."
     assert (
-        to_gradescope({"score": 0.0, "message": "", "passed": 0, "tests": [], "diagnosis": None})["output"] == "0/0 tests passed"
+        to_gradescope({"score": 0.0, "message": "", "passed": 0, "tests": [], "diagnosis": None}, EXERCISE)["output"]
+        == "0/0 tests passed"
     )
 
 
@@ -168,7 +170,7 @@ def test_printed_output_is_shown_for_the_examples_tier_only():
         }
         for tier in ("examples", "hidden", "properties", "private")
     ]
-    converted = to_gradescope({"score": 0.0, "message": "", "passed": 0, "tests": tests})
+    converted = to_gradescope({"score": 0.0, "message": "", "passed": 0, "tests": tests}, EXERCISE)
     outputs = {t["name"]: t["output"] for t in converted["tests"]}
     assert outputs["examples: t_examples"] == "expected 0.5, got 0.25\nprinted:\nprinted in examples"
     for tier in ("hidden", "properties", "private"):
@@ -212,7 +214,7 @@ def test_printed_output_is_shown_for_the_examples_tier_only():
 )
 def test_a_hidden_tests_message_keeps_only_what_the_grader_wrote(message, status, shown):
     test = {"name": "t", "tier": "hidden", "status": status, "message": message, "output": "", "score": 0.0, "max_score": 2.0}
-    assert to_gradescope({"score": 0.0, "message": "", "passed": 0, "tests": [test]})["tests"][0]["output"] == shown
+    assert to_gradescope({"score": 0.0, "message": "", "passed": 0, "tests": [test]}, EXERCISE)["tests"][0]["output"] == shown
 
 
 @pytest.mark.parametrize(
@@ -225,18 +227,18 @@ def test_a_hidden_tests_message_keeps_only_what_the_grader_wrote(message, status
 )
 def test_a_private_tests_message_keeps_no_value_the_submission_chose(message):
     test = {"name": "t", "tier": "private", "status": "fail", "message": message, "output": "", "score": 0.0, "max_score": 3.0}
-    shown = to_gradescope({"score": 0.0, "message": "", "passed": 0, "tests": [test]})["tests"][0]["output"]
+    shown = to_gradescope({"score": 0.0, "message": "", "passed": 0, "tests": [test]}, EXERCISE)["tests"][0]["output"]
     assert shown.startswith("expected 0.5, but ") and "0.116" not in shown and "0.25" not in shown and "cat" not in shown
 
 
 def test_no_hidden_or_private_input_reaches_gradescope_from_a_leaking_submission(tmp_path):
     path = tmp_path / "leaker.py"
     path.write_text(LEAKER)
-    ex = exercise.load()
-    result = grade_all([Spec("leaker.py", path)], Settings(ex.call_timeout, ex.budget), jobs=1)[0]
+    ex = EXERCISE
+    result = grade_all([Spec("leaker.py", path)], Settings(ex, ex.call_timeout, ex.budget), jobs=1)[0]
     # The leak is really there before conversion, so the test below can fail.
     assert any("LEAK" in t["message"] + t["output"] for t in result["tests"] if t["tier"] in ("hidden", "private"))
-    document = to_gradescope(result)
+    document = to_gradescope(result, EXERCISE)
     check_format(document)
     for test in document["tests"]:
         tier = test["name"].split(":")[0]
@@ -259,7 +261,7 @@ def test_a_grader_failure_shows_the_student_no_detail(message):
         {"name": "t", "tier": tier, "status": "not_run", "message": message, "output": "", "score": 0.0, "max_score": 1.0}
         for tier in ("examples", "hidden", "properties", "private")
     ]
-    document = to_gradescope({"score": 0.0, "passed": 0, "tests": tests, "message": message})
+    document = to_gradescope({"score": 0.0, "passed": 0, "tests": tests, "message": message}, EXERCISE)
     assert "hush-42" not in json.dumps(document)
     assert document["output"] == GRADER_FAILED and {t["output"] for t in document["tests"]} == {GRADER_FAILED}
 
@@ -274,7 +276,7 @@ def test_strings_are_valid_utf8_without_control_characters():
         "score": 0.0,
         "max_score": 1.0,
     }
-    document = to_gradescope({"score": 0.0, "message": "", "passed": 0, "tests": [test]})
+    document = to_gradescope({"score": 0.0, "message": "", "passed": 0, "tests": [test]}, EXERCISE)
     text = json.dumps(document, ensure_ascii=False)
     text.encode("utf-8")  # raises on a lone surrogate
     assert "\x1b" not in text and "\x07" not in text
@@ -397,7 +399,7 @@ def test_a_deeply_nested_second_upload_does_not_fail_the_autograder(tmp_path, ki
         (root / "submission").mkdir(parents=True)
         for name, text in files.items():
             (root / "submission" / name).write_text(text)
-        assert autograder.run(root) == 0
+        assert autograder.run(root, exercise.KIT_ROOT) == 0
         documents[case] = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
         check_format(documents[case])
     alone, beside = documents["alone"], documents["beside"]
@@ -587,7 +589,7 @@ def test_the_export_refuses_an_environment_without_the_pinned_versions(tmp_path,
 
     monkeypatch.setattr(metadata, "version", lambda name: "0.0.1")
     with pytest.raises(autograder.ExportError, match=r"0\.0\.1 is installed, but the kit needs [\w.-]+=="):
-        autograder.export(tmp_path / "autograder.zip")
+        autograder.export(tmp_path / "autograder.zip", EXERCISE)
     assert not (tmp_path / "autograder.zip").exists()
 
 
@@ -665,11 +667,11 @@ def test_an_upload_nested_too_deeply_beside_the_solution_is_explained_in_the_con
 
 
 def test_results_json_is_written_even_when_the_grader_itself_fails(tmp_path, monkeypatch, capsys):
-    def broken(root):
+    def broken(root, ex):
         raise RuntimeError("grader bug")
 
     monkeypatch.setattr(autograder, "_grade", broken)
-    assert autograder.run(tmp_path) == 0
+    assert autograder.run(tmp_path, exercise.KIT_ROOT) == 0
     document = json.loads((tmp_path / "results" / "results.json").read_text())
     check_format(document)
     assert document["score"] == 0 and "autograder failed" in document["output"]
@@ -703,7 +705,7 @@ def test_an_upload_whose_name_is_not_utf8_is_graded_and_named_safely(tmp_path, c
     with open(os.path.join(os.fsencode(folder), b"caf\xe9.py"), "w") as f:
         f.write(CONSTANT)
     (folder / "notes.py").write_text("NOTES = 1\n")
-    assert autograder.run(tmp_path) == 0
+    assert autograder.run(tmp_path, exercise.KIT_ROOT) == 0
     document = json.loads((tmp_path / "results" / "results.json").read_text(encoding="utf-8"))
     check_format(document)
     assert document["tests"] and document["output"].startswith("Graded caf\ufffd.py.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from hypothesis import example, given, settings
@@ -10,12 +11,14 @@ from lms_results import one_test, result
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 
+from grader.core import exercise
 from grader.core.safe_text import for_terminal
 from grader.reports import feedback
 from grader.reports.roster import Student
 
 # CommonMark with GFM's tables, strikethrough and bare-URL links, and raw HTML let through.
 GFM = MarkdownIt("gfm-like")
+TITLED = dataclasses.replace(exercise.load(exercise.KIT_ROOT), title="METEOR score")
 HOSTILE = [
     "https://evil.example/steal?x=1",
     "www.evil.example",
@@ -69,9 +72,9 @@ def feedback_of(text: str) -> str:
     r["diagnosis"]["text"] = text
     r["adjustments"] = [{"by": "student", "change": -1.0, "reason": text}]
     r["adjusted_score"] = 79.0
-    md, _ = feedback.render(r, Student(0, "7", text), "METEOR score")
+    md, _ = feedback.render(r, Student(0, "7", text), TITLED)
     graded = {**r, "status": "graded"}
-    md_graded, _ = feedback.render(graded, Student(0, "7", text), "METEOR score")
+    md_graded, _ = feedback.render(graded, Student(0, "7", text), TITLED)
     return md + md_graded
 
 

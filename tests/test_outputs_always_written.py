@@ -14,12 +14,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lms_results import result
 
+from grader.core import exercise
 from grader.core.safe_text import NAME_BYTES, safe_name, unique_name
 from grader.reports import class_report, files
 from grader.reports.files import write_outputs
 from grader.reports.progress import summary
 
 KIT_ROOT = Path(__file__).resolve().parent.parent
+EXERCISE = exercise.load(KIT_ROOT)
 REFERENCE = KIT_ROOT / "solutions" / "reference.py"
 # 3 and 4 bytes a character in UTF-8: the longest names a Linux file system holds (255 bytes).
 CJK = "成"
@@ -152,20 +154,20 @@ def test_a_writer_that_fails_is_named_everywhere_and_the_run_writes_the_rest(blo
 
 def test_a_folder_whose_writer_fails_keeps_the_last_run_and_leaves_no_staging_folder(tmp_path, monkeypatch):
     document = {"exercise": "meteor", "isolation": "bubblewrap", "submissions": [result("ann.py"), result("bob.py")]}
-    write_outputs(tmp_path, document)
+    write_outputs(tmp_path, document, EXERCISE)
     before = sorted(p.name for p in (tmp_path / "gradescope").iterdir())
 
-    def refused(r: dict) -> dict:
+    def refused(r: dict, ex) -> dict:
         if r["submission"] == "bob.py":
             raise OSError(36, "File name too long")
         return {}
 
-    def broken(_: dict) -> dict:
+    def broken(_: dict, title: str) -> dict:
         raise RuntimeError("the pages broke")
 
     monkeypatch.setattr(files, "_gradescope", refused)
     monkeypatch.setattr(class_report, "pages", broken)
-    unwritten = write_outputs(tmp_path, {**document, "submissions": [result("carl.py"), result("bob.py")]})
+    unwritten = write_outputs(tmp_path, {**document, "submissions": [result("carl.py"), result("bob.py")]}, EXERCISE)
     assert unwritten == [
         {"output": "gradescope/", "error": "OSError: [Errno 36] File name too long"},
         {"output": "report/", "error": "RuntimeError: the pages broke"},
@@ -183,7 +185,10 @@ def test_a_folder_whose_writer_fails_keeps_the_last_run_and_leaves_no_staging_fo
 
 
 def test_a_run_with_nothing_unwritten_says_nothing_of_it(tmp_path):
-    assert write_outputs(tmp_path, {"exercise": "meteor", "isolation": "bubblewrap", "submissions": [result("a.py")]}) == []
+    assert (
+        write_outputs(tmp_path, {"exercise": "meteor", "isolation": "bubblewrap", "submissions": [result("a.py")]}, EXERCISE)
+        == []
+    )
     assert "unwritten" not in json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
     assert 'id="unwritten"' not in (tmp_path / "report.html").read_text(encoding="utf-8")
 
@@ -211,5 +216,5 @@ def test_staging_folders_a_killed_run_left_are_removed_and_nothing_else(tmp_path
     for name in [*left, ".notes", ".report.not-ours"]:
         (tmp_path / name).mkdir()
         (tmp_path / name / "page.html").write_text("")
-    write_outputs(tmp_path, {"exercise": "meteor", "isolation": "bubblewrap", "submissions": [result("a.py")]})
+    write_outputs(tmp_path, {"exercise": "meteor", "isolation": "bubblewrap", "submissions": [result("a.py")]}, EXERCISE)
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == [".notes", ".report.not-ours"]

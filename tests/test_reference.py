@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from grader.core import exercise
 
-correct_roundings = exercise.load().module("values").correct_roundings  # the exercise's value rule
+correct_roundings = exercise.load(KIT_ROOT).module("values").correct_roundings  # the exercise's value rule
 
 with warnings.catch_warnings():
     # Their `tier` mark is registered by hidden_tests/conftest.py, not in this session.

@@ -20,7 +20,7 @@ EVERY_FILE = sorted(CATALOGUE.glob("*/*.py"))
 # KIT_FULL_CATALOGUE=1) takes them all.
 SAMPLED = [p for i, p in enumerate(EVERY_FILE) if p.parent.name != "wrong" or i % 3 == 0]
 FILES = EVERY_FILE if os.environ.get("KIT_FULL_CATALOGUE") == "1" else SAMPLED
-EXERCISE = exercise.load()
+EXERCISE = exercise.load(exercise.KIT_ROOT)
 GAMMA_0 = "test_gamma_0_scores_the_fmean_alone"  # the property test these tests make fail
 GAMMA_0_KEY = f"test_properties.py::{GAMMA_0}"
 
@@ -38,6 +38,7 @@ def properties(path: Path, replaying: bool, mode: str = replay.SHRUNK) -> list[d
     os.environ[replay.ENV_COUNTEREXAMPLE] = mode
     try:
         report = run(
+            EXERCISE,
             lambda: SandboxedSubmission(path, EXERCISE.function, EXERCISE.call_timeout, source=read_source(path)),
             path.name,
             tiers=("properties",),
@@ -55,7 +56,7 @@ def shrunk(monkeypatch):
 
 
 def test_the_recording_holds_every_property_test_and_the_draws_made_in_their_bodies():
-    recording = replay.ensure(run)
+    recording = replay.ensure(EXERCISE, run)
     assert recording is not None
     assert recording.skipped == {}
     assert len(recording.tests) == 10
@@ -76,7 +77,7 @@ def test_the_recording_holds_every_property_test_and_the_draws_made_in_their_bod
 def test_a_submission_that_passes_never_enters_hypothesis_s_engine(monkeypatch):
     from hypothesis.internal.conjecture import engine
 
-    replay.ensure(run)
+    replay.ensure(EXERCISE, run)
     runs: list[str] = []
     original = engine.ConjectureRunner.run
 
@@ -88,7 +89,7 @@ def test_a_submission_that_passes_never_enters_hypothesis_s_engine(monkeypatch):
     for replaying in (False, True):
         runs.clear()
         monkeypatch.setenv(replay.ENV_SWITCH, "1" if replaying else "0")
-        report = run(lambda: Counting([]), "counting", tiers=("properties",))
+        report = run(EXERCISE, lambda: Counting([]), "counting", tiers=("properties",))
         assert report.passed == len(report.tests) == 10
         assert len(runs) == (0 if replaying else 10)
 
@@ -133,7 +134,7 @@ def test_replay_gives_the_verdicts_and_counterexamples_hypothesis_gives(path):
     # counterexample than hypothesis's shrunk one where the recording or its pool holds that one.
     os.environ[replay.ENV_COUNTEREXAMPLE] = replay.SMALLEST_DRAWN
     try:
-        recording = replay.ensure(run)
+        recording = replay.ensure(EXERCISE, run)
     finally:
         os.environ.pop(replay.ENV_COUNTEREXAMPLE, None)
     simplest = properties(path, replaying=True, mode=replay.SMALLEST_DRAWN)
@@ -196,7 +197,7 @@ class Counting:
         from grader.core.submission import load_local
 
         self.calls, self.clip = calls, clip
-        self.reference = load_local(str(EXERCISE.root / "solutions" / "reference.py"))
+        self.reference = load_local(str(EXERCISE.root / "solutions" / "reference.py"), EXERCISE.function)
 
     def meteor_score(self, reference, candidate, **params):
         self.calls.append((reference, candidate, params))
@@ -207,13 +208,13 @@ class Counting:
 
 @pytest.mark.parametrize("clip", [True, False], ids=["passing", "failing"])
 def test_replay_asks_the_submission_the_calls_hypothesis_asks_each_once(clip, shrunk):
-    replay.ensure(run)
+    replay.ensure(EXERCISE, run)
     seen = {}
     for replaying in (False, True):
         calls: list = []
         os.environ[replay.ENV_SWITCH] = "1" if replaying else "0"
         try:
-            report = run(lambda: Counting(calls, clip), "counting", tiers=("properties",))
+            report = run(EXERCISE, lambda: Counting(calls, clip), "counting", tiers=("properties",))
         finally:
             os.environ.pop(replay.ENV_SWITCH, None)
         seen[replaying] = (calls, [(t.status, t.message) for t in report.tests])
@@ -227,8 +228,8 @@ def test_the_smallest_drawn_counterexample_is_the_simplest_failing_example_of_th
     for mode in (replay.SHRUNK, replay.SMALLEST_DRAWN):
         os.environ[replay.ENV_COUNTEREXAMPLE] = mode
         try:
-            recordings[mode] = replay.ensure(run)
-            reports[mode] = run(lambda: Counting([], clip=False), "counting", tiers=("properties",))
+            recordings[mode] = replay.ensure(EXERCISE, run)
+            reports[mode] = run(EXERCISE, lambda: Counting([], clip=False), "counting", tiers=("properties",))
         finally:
             os.environ.pop(replay.ENV_COUNTEREXAMPLE, None)
     shrunk, drawn = ({t.name: t for t in reports[m].tests} for m in (replay.SHRUNK, replay.SMALLEST_DRAWN))
@@ -266,12 +267,12 @@ def test_the_pool_holds_the_simplest_inputs_the_reference_passes_and_only_the_sm
 
     os.environ[replay.ENV_COUNTEREXAMPLE] = replay.SMALLEST_DRAWN
     try:
-        pooled, pooled_path = replay.ensure(run), replay.cache_path()
+        pooled, pooled_path = replay.ensure(EXERCISE, run), replay.cache_path(EXERCISE)
     finally:
         os.environ.pop(replay.ENV_COUNTEREXAMPLE, None)
     os.environ[replay.ENV_COUNTEREXAMPLE] = replay.SHRUNK
     try:
-        plain, plain_path = replay.ensure(run), replay.cache_path()
+        plain, plain_path = replay.ensure(EXERCISE, run), replay.cache_path(EXERCISE)
     finally:
         os.environ.pop(replay.ENV_COUNTEREXAMPLE, None)
     assert plain.pool == {} and pooled_path != plain_path
@@ -348,7 +349,7 @@ def test_the_simplest_inputs_are_drawn_as_hypothesis_draws_the_tests_arguments(m
                 checked[item.name] += outcome == replay.PASS
 
     monkeypatch.setattr(replay, "_recording", True)  # nothing replayed: hypothesis draws
-    report = run(lambda: Counting([]), "reference", tiers=("properties",), plugins=(Choices(),))
+    report = run(EXERCISE, lambda: Counting([]), "reference", tiers=("properties",), plugins=(Choices(),))
     assert report.passed == len(report.tests) == 10
     assert len(checked) == 10 and all(n == EXERCISE.hypothesis_examples for n in checked.values()), checked
 
@@ -373,7 +374,7 @@ def test_a_value_that_does_not_survive_json_is_refused_and_the_tagged_ones_come_
 
 
 def test_a_recording_made_by_another_hypothesis_is_not_used(tmp_path):
-    data = replay.ensure(run).as_json()
+    data = replay.ensure(EXERCISE, run).as_json()
     assert replay.from_json(data) is not None
     assert replay.from_json({**data, "hypothesis": "0.0.1"}) is None
     assert replay.from_json({**data, "format": replay.FORMAT + 1}) is None
@@ -384,11 +385,11 @@ def test_the_page_gets_the_recording_in_its_kit_zip_and_finds_it_beside_its_sess
 
     from grader.cli import web_build
 
-    web_build.kit_zip(tmp_path / "kit.zip")
+    web_build.kit_zip(EXERCISE, tmp_path / "kit.zip")
     with zipfile.ZipFile(tmp_path / "kit.zip") as z:
         shipped = json.loads(z.read(web_build.REPLAY_FILE))
         session = z.read(web_build.PAGE_SESSION.name).decode()
-    assert shipped == replay.ensure(run).as_json()
+    assert shipped == replay.ensure(EXERCISE, run).as_json()
     assert "replay.ENV_FILE" in session and f'with_name("{web_build.REPLAY_FILE}")' in session
     # Nothing of the reference travels with it: the examples and how the tests took them, no answers.
     assert set(shipped) == {"format", "hypothesis", "modules", "skipped", "tests", "pool"}
@@ -416,7 +417,7 @@ def test_hypothesis_keeps_no_formatted_traceback_per_failing_example_and_the_rep
     reports = {}
     for name, formatter in (("short", keeping), ("hypothesis's own", escalation.format_exception)):
         monkeypatch.setattr(hypothesis.core, "format_exception", formatter)
-        report = run(lambda: Counting([], clip=False), "counting", tiers=("properties",))
+        report = run(EXERCISE, lambda: Counting([], clip=False), "counting", tiers=("properties",))
         reports[name] = [(t.name, t.status, t.message) for t in report.tests]
     assert reports["short"] == reports["hypothesis's own"]
     assert sum(status == "fail" for _, status, _ in reports["short"]) >= 8
@@ -459,7 +460,7 @@ def test_hypothesis_locates_failures_from_their_last_frame_with_the_same_runs_an
             monkeypatch.setattr(escalation, "traceback", traceback)
             monkeypatch.setattr(escalation, "getsourcefile", inspect.getsourcefile)
         calls: list = []
-        report = run(lambda: FailingThreeWays(calls), "three ways", tiers=("properties",))
+        report = run(EXERCISE, lambda: FailingThreeWays(calls), "three ways", tiers=("properties",))
         runs[name] = (calls, [(t.name, t.status, t.message) for t in report.tests])
     assert runs["last frame"] == runs["hypothesis's own"]
     calls, tests = runs["last frame"]
@@ -474,7 +475,7 @@ def test_a_test_with_several_distinct_failures_shows_the_simplest_example_and_ho
     the student is shown the simplest one's example (hypothesis lists them simplest last)."""
     import re
 
-    report = run(lambda: FailingThreeWays([]), "three ways", tiers=("properties",))
+    report = run(EXERCISE, lambda: FailingThreeWays([]), "three ways", tiers=("properties",))
     several = [t for t in report.tests if "distinct failures" in t.message]
     assert several
     for test in several:
@@ -696,7 +697,7 @@ class WrongOnlyOn(Counting):
 
 def test_the_pool_never_decides_a_verdict_only_which_failing_example_is_shown(monkeypatch):
     monkeypatch.setenv(replay.ENV_COUNTEREXAMPLE, replay.SMALLEST_DRAWN)
-    recording = replay.ensure(run)
+    recording = replay.ensure(EXERCISE, run)
     key = GAMMA_0_KEY
 
     def texts(examples: list) -> list[tuple[str, str]]:
@@ -704,14 +705,14 @@ def test_the_pool_never_decides_a_verdict_only_which_failing_example_is_shown(mo
 
     drawn, pool = texts(recording.tests[key]), texts(recording.pool[key])
     asked: list = []  # every call the 25 examples of every property test make
-    assert run(lambda: Counting(asked), "reference", tiers=("properties",)).passed == 10
+    assert run(EXERCISE, lambda: Counting(asked), "reference", tiers=("properties",)).passed == 10
     asked_pairs = {(reference, candidate) for reference, candidate, _ in asked}
     # Wrong on a pool example alone: the 25 examples that decide the verdict never meet it, so it passes.
     only_in_pool = next(pair for pair in pool if pair not in asked_pairs)
-    report = run(lambda: WrongOnlyOn(only_in_pool), "wrong-in-pool", tiers=("properties",))
+    report = run(EXERCISE, lambda: WrongOnlyOn(only_in_pool), "wrong-in-pool", tiers=("properties",))
     assert report.passed == len(report.tests) == 10
     # Wrong on one of the 25 alone: it fails, and that example is shown (no pool example fails).
-    report = run(lambda: WrongOnlyOn(drawn[-1]), "wrong-in-the-25", tiers=("properties",))
+    report = run(EXERCISE, lambda: WrongOnlyOn(drawn[-1]), "wrong-in-the-25", tiers=("properties",))
     verdict = _verdict(report)
     assert verdict.status == "fail"
     assert verdict.message.endswith(f"\nmeteor_score({drawn[-1][0]!r}, {drawn[-1][1]!r})")
@@ -741,26 +742,26 @@ class WrongOnLong(Counting):
 def test_a_failing_example_less_simple_than_every_simplest_input_is_simplified(monkeypatch):
     """No input of the pool has seven words: the drawn one that fails is simplified, as shrinking would."""
     monkeypatch.setenv(replay.ENV_COUNTEREXAMPLE, replay.SMALLEST_DRAWN)
-    recording = replay.ensure(run)
+    recording = replay.ensure(EXERCISE, run)
     key = GAMMA_0_KEY
     assert all(len(replay.decode(e.data)["candidate"]) < 7 for e in recording.pool[key])
     drawn = [replay.decode(e.data) for e in recording.tests[key]]
     assert max(len(d["candidate"]) for d in drawn) >= 8  # so the example that fails is less simple than the answer
-    report = run(lambda: WrongOnLong([]), "wrong-on-long", tiers=("properties",))
+    report = run(EXERCISE, lambda: WrongOnLong([]), "wrong-on-long", tiers=("properties",))
     verdict = _verdict(report)
     assert verdict.status == "fail"
     assert verdict.message.endswith(f"\nmeteor_score('', {' '.join(['the'] * 7)!r})"), verdict.message
     # And hypothesis, shrinking, ends on the same one.
     monkeypatch.setenv(replay.ENV_COUNTEREXAMPLE, replay.SHRUNK)
-    shrunk = {t.name: t for t in run(lambda: WrongOnLong([]), "wrong-on-long", tiers=("properties",)).tests}
+    shrunk = {t.name: t for t in run(EXERCISE, lambda: WrongOnLong([]), "wrong-on-long", tiers=("properties",)).tests}
     assert shrunk["test_gamma_0_scores_the_fmean_alone"].message == verdict.message
 
 
 def test_simplifying_stops_at_a_call_that_timed_out(monkeypatch):
     monkeypatch.setenv(replay.ENV_COUNTEREXAMPLE, replay.SMALLEST_DRAWN)
-    recording = replay.ensure(run)
+    recording = replay.ensure(EXERCISE, run)
     hung: list = []
-    report = run(lambda: WrongOnLong(hung, kind="timeout"), "hangs-on-long", tiers=("properties",))
+    report = run(EXERCISE, lambda: WrongOnLong(hung, kind="timeout"), "hangs-on-long", tiers=("properties",))
     assert _verdict(report).status == "timeout"
     # Each drawn example of seven words or more timed out once, then one try of the simplifying,
     # which stopped there; the example shown was answered from the tape, not waited for again.

@@ -13,6 +13,7 @@ import subprocess
 import pytest
 from lms_results import ROSTERS, result
 
+from grader.core import exercise
 from grader.judging import passback
 from grader.judging.discovery import UsageError
 from grader.reports import gradebook
@@ -121,13 +122,13 @@ def test_formulas_in_the_roster_are_neutralised_in_the_gradebook_and_numbers_kep
 def test_a_roster_with_a_shard_is_a_usage_error():
     args = argparse.Namespace(roster=ROSTERS / "canvas.csv", shard=(1, 3), assignment=None, adjust=None, missing="zero")
     with pytest.raises(UsageError, match="give --roster to `meteor-kit merge`"):
-        passback.load(args)
+        passback.load(args, exercise.load(exercise.KIT_ROOT))
 
 
 def test_assignment_with_a_roster_that_is_not_canvas_is_a_usage_error():
     args = argparse.Namespace(roster=ROSTERS / "moodle.csv", assignment="x", adjust=None, missing="zero")
     with pytest.raises(UsageError, match="this roster is moodle's"):
-        passback.load(args)
+        passback.load(args, exercise.load(exercise.KIT_ROOT))
 
 
 # ---------------------------------------------------------------- matching

@@ -9,6 +9,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
+from grader.core import exercise
 from grader.core.runner import Report, TestResult
 from grader.core.safe_text import clean, for_csv, for_terminal, valid
 from grader.reports.files import grades_csv, write_outputs
@@ -123,7 +124,7 @@ def test_one_hostile_string_never_stops_the_outputs_from_being_written(tmp_path)
     results.append(result("<script>alert(1)</script>", "<img src=x onerror=alert(2)>"))
     results.append(result('=HYPERLINK("http://evil")', "fine"))
     document = {"exercise": "meteor", "isolation": "bubblewrap", "duration": 1.0, "submissions": results}
-    write_outputs(tmp_path, document)
+    write_outputs(tmp_path, document, exercise.load(exercise.KIT_ROOT))
     files = [
         tmp_path / "results.json",
         tmp_path / "grades.csv",

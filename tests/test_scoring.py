@@ -12,15 +12,15 @@ from dataclasses import dataclass
 import pytest
 from conftest import KIT_ROOT, load_module
 
-from grader.core import exercise, scoring
+from grader.core import exercise, runner, scoring
 from grader.core.checks import WrongAnswer
 from grader.core.runner import Report, TestResult, run
 from grader.core.submission import LoadError
 
-correct_roundings = exercise.load().module("values").correct_roundings  # the exercise's value rule
+correct_roundings = exercise.load(KIT_ROOT).module("values").correct_roundings  # the exercise's value rule
 
-EXERCISE = exercise.load()
-POLICY = scoring.policy()
+EXERCISE = exercise.load(KIT_ROOT)
+POLICY = scoring.policy(EXERCISE)
 VISIBLE = EXERCISE.browser_tiers
 
 
@@ -134,7 +134,7 @@ def every_test() -> list[TestResult]:
     def refuse():
         raise LoadError("-")
 
-    report = run(refuse, "nothing")
+    report = run(EXERCISE, refuse, "nothing")
     assert len(report.tests) > 100
     return report.tests
 
@@ -149,7 +149,7 @@ def test_every_visible_test_has_one_rule_and_one_twin(every_test):
     assert visible == set(POLICY.rule_of)
     assert twins == {POLICY.twin_of(k) for k in visible}
     assert POLICY.constant_passes <= visible
-    rules = exercise.load().scoring["rules"]
+    rules = EXERCISE.scoring["rules"]
     assert sum(len(v) for v in rules.values()) == len(visible)  # no test in two rules
 
 
@@ -169,7 +169,7 @@ def test_the_hidden_tiers_rule_texts_agree_with_the_policys_rules():
 
 
 def test_the_twins_add_no_points_to_the_total(every_test):
-    report = Report("nothing", "error", "", every_test)
+    report = Report("nothing", "error", "", runner.scored(EXERCISE, every_test))
     assert report.max_score == sum(EXERCISE.tiers[t.tier].points for t in every_test if not POLICY.is_twin(t)) == 113
 
 
@@ -267,7 +267,7 @@ def test_no_constant_earns_a_point(modules, reference):
     earned = {}
     for value in sorted(constants):
         tests = verdicts_for(value, modules)
-        points = scoring.points(tests)
+        points = scoring.points(tests, POLICY)
         assert any(t.status == "pass" and not POLICY.is_twin(t) for t in tests), value  # it does pass tests
         if sum(s for s, _ in points):
             earned[value] = [t.name for t, (s, _) in zip(tests, points) if s]

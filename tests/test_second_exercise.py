@@ -180,18 +180,18 @@ def test_an_exercise_folder_without_its_metadata_is_a_usage_error(tmp_path):
     assert len(done.stderr.strip().splitlines()) == 1 and "no problem/exercise.toml" in done.stderr
 
 
-def test_the_exercise_loaded_follows_the_choice_whenever_it_changes(monkeypatch, tmp_path):
+def test_an_exercise_is_read_once_from_its_folder_and_found_from_its_own_files(monkeypatch, tmp_path):
     from grader.core import exercise
 
-    kit = exercise.load()
-    monkeypatch.setenv(exercise.EXERCISE_ENV, str(WER))
-    assert exercise.load().function == "word_error_rate"
-    # A relative choice is read from the folder the command runs in: the same name, another folder.
-    (tmp_path / "wer").symlink_to(KIT_ROOT)
-    monkeypatch.setenv(exercise.EXERCISE_ENV, "wer")
+    kit, wer = exercise.load(KIT_ROOT), exercise.load(WER)
+    assert (kit.function, wer.function) == ("meteor_score", "word_error_rate")
+    assert exercise.load(WER) is wer and wer.root == WER.resolve()
     monkeypatch.chdir(WER.parent)
-    assert exercise.load().root == WER.resolve()
-    monkeypatch.chdir(tmp_path)
-    assert exercise.load().function == kit.function
-    monkeypatch.delenv(exercise.EXERCISE_ENV)
-    assert exercise.load() is kit
+    assert exercise.load("wer") is wer  # a relative folder is read from where the command runs
+    # Its tests and seam modules find it wherever it is, the page included: by the folder that holds them.
+    assert exercise.holding(WER / "hidden_tests" / "test_hidden.py") is wer
+    assert exercise.holding(KIT_ROOT / "solutions" / "misconceptions.py") is kit
+    with pytest.raises(LookupError):
+        exercise.holding(tmp_path / "test_alone.py")
+    # Its caches are its own, in the kit's cache folder.
+    assert wer.cache != kit.cache and wer.cache.parent == kit.cache.parent == exercise.CACHE

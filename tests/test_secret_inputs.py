@@ -9,7 +9,6 @@ output. Graded by `grade` (the memo, the workers, Gradescope's files, the feedba
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import tomllib
@@ -23,6 +22,8 @@ from conftest import BIN, KIT_ROOT, load_module
 from grader.core import exercise, runner
 from grader.core.submission import LoadError
 from grader.judging.memo import Recorder
+
+EXERCISE = exercise.load(KIT_ROOT)
 
 LEAKS = Path(__file__).parent / "leaks"
 ATTACK = LEAKS / "remembers_drawn_floats.py"
@@ -52,7 +53,7 @@ def leaked(text: str, secrets: set[str]) -> list[str]:
 
 
 def public_tiers() -> set[str]:
-    return {name for name, tier in exercise.load().tiers.items() if tier.browser}
+    return {name for name, tier in EXERCISE.tiers.items() if tier.browser}
 
 
 # Students of the Canvas roster: the attack, a copy of it (graded after it, from the memo), a correct file.
@@ -156,7 +157,7 @@ def test_a_report_lists_the_tests_as_collected_while_the_private_tier_runs_last(
     tiers = [t["tier"] for t in json.loads(done.stdout)["tests"]]
     listed = [tier for i, tier in enumerate(tiers) if i == 0 or tiers[i - 1] != tier]
     assert listed == ["examples", "hidden", "private", "properties"]
-    assert exercise.load().run_order == ("examples", "hidden", "properties", "private")
+    assert EXERCISE.run_order == ("examples", "hidden", "properties", "private")
 
 
 def test_the_second_exercise_runs_its_secret_tier_last_too():
@@ -164,7 +165,6 @@ def test_the_second_exercise_runs_its_secret_tier_last_too():
     done = subprocess.run(
         [str(BIN / "pytest"), str(wer / "hidden_tests"), "--collect-only", "-q", "-p", "no:cacheprovider"],
         cwd=KIT_ROOT,
-        env={**os.environ, exercise.EXERCISE_ENV: str(wer)},
         capture_output=True,
         text=True,
         timeout=120,
@@ -196,24 +196,24 @@ def test_a_tier_that_never_ships_to_the_page_cannot_show_its_inputs():
 SUBMISSION_SAYS = "meteor_score raised ValueError: the input was 'p q r' and 0.123456789"
 
 
-@pytest.mark.parametrize("tier", exercise.load().tiers)
+@pytest.mark.parametrize("tier", EXERCISE.tiers)
 @pytest.mark.parametrize("status", ["fail", "error"])
 def test_what_a_submission_says_reaches_students_only_from_a_tier_that_shows_its_public_inputs(tier, status):
     from grader.reports.gradescope import student_message
 
-    data = exercise.load().tiers[tier]
-    shown = student_message({"tier": tier, "status": status, "message": SUBMISSION_SAYS, "output": ""})
+    data = EXERCISE.tiers[tier]
+    shown = student_message({"tier": tier, "status": status, "message": SUBMISSION_SAYS, "output": ""}, EXERCISE)
     assert (SUBMISSION_SAYS in shown) == (data.public and data.shows_inputs)
     assert ("0.123456789" in shown) == (data.public and data.shows_inputs)
 
 
-@pytest.mark.parametrize("tier", exercise.load().tiers)
+@pytest.mark.parametrize("tier", EXERCISE.tiers)
 def test_a_returned_number_reaches_students_only_from_a_public_tier(tier):
     from grader.reports.gradescope import student_message
 
     message = "expected 0.5, got 0.25 [rule: Tokens: lowercase each text with str.lower()]"
-    shown = student_message({"tier": tier, "status": "fail", "message": message, "output": ""})
-    assert ("0.25" in shown) == exercise.load().tiers[tier].public
+    shown = student_message({"tier": tier, "status": "fail", "message": message, "output": ""}, EXERCISE)
+    assert ("0.25" in shown) == EXERCISE.tiers[tier].public
 
 
 class Child:

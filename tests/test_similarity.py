@@ -10,11 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from grader.core import exercise
 from grader.judging.similarity import THRESHOLD, similar_pairs
 from grader.reports import class_report
 
 CATALOGUE = Path(__file__).parent / "catalogue"
 KIT = Path(__file__).resolve().parent.parent
+EXERCISE = exercise.load(KIT)
+STARTER = EXERCISE.starter
 
 
 def _renamed(source: str) -> str:
@@ -52,7 +55,7 @@ def test_planted_copies_are_flagged_and_independent_solutions_are_not():
         "both.py": (originals[3], _reformatted(_renamed(sources[originals[3]]))),
     }
     results = [_result(n, s) for n, s in sources.items()] + [_result(n, s) for n, (_, s) in planted.items()]
-    pairs = similar_pairs(results)
+    pairs = similar_pairs(results, STARTER)
     found = {(p["a"], p["b"]): p for p in pairs}
     for copy, (original, _) in planted.items():
         pair = found[tuple(sorted((copy, original)))]
@@ -150,7 +153,7 @@ def test_files_that_differ_only_in_comments_and_layout_are_fingerprinted_once(mo
     original = (CATALOGUE / "correct" / sorted(p.name for p in (CATALOGUE / "correct").glob("*.py"))[0]).read_text()
     results = [_result(f"student_{i}.py", f"# student {i}: my own work\n{original}\n\n# the end {i}\n") for i in range(5)]
     results.append(_result("renamed.py", _renamed(original)))  # other names: a fingerprint of its own
-    pairs = similar_pairs(results)
+    pairs = similar_pairs(results, STARTER)
     assert len(made) == 3  # the starter's, the five copies' one, the renamed one's
     # Every pair is still there: the copies identical to each other, each like the renamed one.
     assert len(pairs) == 15 and sum(p["identical"] for p in pairs) == 10
@@ -168,13 +171,13 @@ def test_the_starter_and_missing_code_are_never_flagged():
         _result("e.py", reference),
         _result("f.py", reference, status="not_graded"),
     ]
-    assert similar_pairs(results) == []
+    assert similar_pairs(results, STARTER) == []
 
 
 def test_hostile_code_is_tokenized_without_harm():
     weird = "def meteor_score(r, c):\n    return '\ud800\x1b[2J' + '''unclosed\n" + "x" * 100_000
     results = [_result("a.py", weird), _result("b.py", weird), _result("c.py", "\x00\x01 not python at all (((")]
-    pairs = similar_pairs(results)
+    pairs = similar_pairs(results, STARTER)
     assert pairs == [{"a": "a.py", "b": "b.py", "overlap": 1.0, "identical": True}]
 
 
@@ -189,7 +192,7 @@ def test_the_report_shows_the_pairs_and_each_student_page_names_the_other():
             {"a": "bob.py", "b": "cy.py", "overlap": 0.82, "identical": False},
         ],
     }
-    page = class_report.render(document)
+    page = class_report.render(document, "METEOR score")
     section = page.split('id="similar"')[1].split("</section>")[0]
     assert "2 pairs flagged" in section
     assert re.search(
@@ -197,9 +200,9 @@ def test_the_report_shows_the_pairs_and_each_student_page_names_the_other():
         section,
     )
     assert "<b>82%</b>" in section
-    pages = class_report.pages(document)
+    pages = class_report.pages(document, "METEOR score")
     assert "Similar code: ann.py (identical), cy.py (82%)" in pages["bob.py.html"]
-    assert "was not checked" in class_report.render({**document, "similar": None})
+    assert "was not checked" in class_report.render({**document, "similar": None}, "METEOR score")
 
 
 def test_grade_flags_two_students_with_the_same_file(tmp_path, kit_root, meteor_kit):
@@ -232,22 +235,23 @@ def test_the_check_begun_during_grading_gives_the_pairs_the_check_after_it_gives
     files["copy.py"] = _renamed(files[first])
     files["ann.py"] = _reformatted(files[first])
     results = [_result(name, source) for name, source in files.items()]
-    after = similar_pairs(results)
+    after = similar_pairs(results, STARTER)
     assert {tuple(sorted((first, "copy.py"))), tuple(sorted((first, "ann.py")))} <= {(p["a"], p["b"]) for p in after}
 
-    early = InBackground([{"submission": r["submission"], "source": r["source"]} for r in results])
-    assert _similar(results, early) == (after, "")
+    early = InBackground([{"submission": r["submission"], "source": r["source"]} for r in results], STARTER)
+    assert _similar(results, EXERCISE, early) == (after, "")
 
     # A student changed a file between the early read and the grading: the code graded is checked.
     stale = InBackground(
-        [{"submission": r["submission"], "source": "x = 1\n" if r["submission"] == "copy.py" else r["source"]} for r in results]
+        [{"submission": r["submission"], "source": "x = 1\n" if r["submission"] == "copy.py" else r["source"]} for r in results],
+        STARTER,
     )
-    assert _similar(results, stale) == (after, "")
+    assert _similar(results, EXERCISE, stale) == (after, "")
 
     # Files left not graded by a Ctrl+C are left out, as the check after the grading leaves them out.
     cut = [_result(r["submission"], r["source"], "not_graded" if r["submission"] == "copy.py" else "graded") for r in results]
-    early = InBackground([{"submission": r["submission"], "source": r["source"]} for r in results])
-    assert _similar(cut, early) == (similar_pairs(cut), "") and similar_pairs(cut) != after
+    early = InBackground([{"submission": r["submission"], "source": r["source"]} for r in results], STARTER)
+    assert _similar(cut, EXERCISE, early) == (similar_pairs(cut, STARTER), "") and similar_pairs(cut, STARTER) != after
 
 
 def test_the_check_begun_during_grading_takes_only_idle_cpu():
@@ -257,7 +261,7 @@ def test_the_check_begun_during_grading_takes_only_idle_cpu():
     from grader.judging.similarity import InBackground
 
     sources = list(independent().values()) * 40  # long enough to be caught running
-    early = InBackground([{"submission": f"{i}.py", "source": s + f"\n# {i}\n"} for i, s in enumerate(sources)])
+    early = InBackground([{"submission": f"{i}.py", "source": s + f"\n# {i}\n"} for i, s in enumerate(sources)], STARTER)
     try:
         deadline = time.monotonic() + 5
         policy = None

@@ -14,6 +14,8 @@ from grader.cli.main import build_parser
 from grader.core import exercise
 from grader.judging.partial_run import catalogue
 
+EXERCISE = exercise.load(KIT_ROOT)
+
 # Just under the call timeout (2 s) on every call: without a total budget, a run takes hours.
 SLOW = (
     "import time\n\ndef meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n    time.sleep(1.5)\n    return 0.0\n"
@@ -38,7 +40,7 @@ def test_check_stops_at_its_budget_and_reports_the_tests_left_not_run_with_the_r
     report = json.loads(run.stdout)
     statuses = [t["status"] for t in report["tests"]]
     # Every test is reported, and all but the few the budget allowed were left out.
-    assert len(statuses) == len(catalogue().names) and statuses.count("not_run") >= len(statuses) - 10
+    assert len(statuses) == len(catalogue(EXERCISE).names) and statuses.count("not_run") >= len(statuses) - 10
     assert all(t["message"].endswith(BUDGET_TEXT) for t in report["tests"] if t["status"] == "not_run")
     assert report["duration"] < BUDGET + MARGIN, report["duration"]
     assert took < BUDGET + MARGIN + STARTUP, took
@@ -89,8 +91,8 @@ def test_a_load_that_takes_longer_than_the_budget_is_cut_at_the_budget(tmp_path,
 
 
 def test_the_budget_of_check_and_of_pytest_is_the_exercise_budget(tmp_path):
-    budget = exercise.load().budget
-    assert build_parser().parse_args(["check", str(KIT_ROOT / "solutions" / "reference.py")]).budget == budget
+    budget = EXERCISE.budget
+    assert build_parser(EXERCISE).parse_args(["check", str(KIT_ROOT / "solutions" / "reference.py")]).budget == budget
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "hidden_tests", "--help", "-p", "no:cacheprovider"],
         capture_output=True,
@@ -110,14 +112,14 @@ def test_a_full_run_after_the_memos_check_failed_has_the_whole_budget_again(tmp_
     from grader.judging.grade import Grader, Settings, Spec
     from grader.judging.partial_run import prepare_before_fork
 
-    prepare_before_fork()
-    tests = catalogue()
+    prepare_before_fork(EXERCISE)
+    tests = catalogue(EXERCISE)
     path = tmp_path / "slowish.py"
     reference = (KIT_ROOT / "solutions" / "reference.py").read_text()
     path.write_text(reference.replace("def meteor_score(", "def _score(") + WRAPPED)
     spec = Spec("slowish.py", path)
 
-    alone = Grader(Settings(timeout=2.0, budget=600.0, memo=False), tests)
+    alone = Grader(Settings(EXERCISE, timeout=2.0, budget=600.0, memo=False), tests)
     try:
         result, _ = alone.grade(spec)
     finally:
@@ -129,7 +131,7 @@ def test_a_full_run_after_the_memos_check_failed_has_the_whole_budget_again(tmp_
     # tier has run by then), so there are two runs.
     last = tests.stages[-1]
     monkeypatch.setattr(Grader, "_as_a_full_run", lambda self, sandbox, recorder, walk, names: names != last)
-    grader = Grader(Settings(timeout=2.0, budget=1.5 * one_run + 1.0, memo=True), tests)
+    grader = Grader(Settings(EXERCISE, timeout=2.0, budget=1.5 * one_run + 1.0, memo=True), tests)
     try:
         again, _ = grader.grade(spec)
     finally:

@@ -16,9 +16,8 @@ from pathlib import Path
 import pytest
 
 from grader.cli import serve, web_build
-from grader.core import exercise
 from tests.conftest import load_module
-from tests.web_site import ROOT, built_site, fingerprints, leaks, shipped_sources, site_blobs
+from tests.web_site import EXERCISE, ROOT, built_site, fingerprints, leaks, shipped_sources, site_blobs
 
 
 @pytest.fixture(scope="module")
@@ -65,8 +64,8 @@ def test_the_site_ships_the_diagnosis_table_the_cli_uses(site):
     from grader.judging.diagnose import browser_table
 
     shipped = json.loads((site / web_build.DIAGNOSIS_TABLE).read_text(encoding="utf-8"))
-    assert shipped == browser_table()
-    assert "grader/core/diagnosis.py" in web_build.KIT_FILES
+    assert shipped == browser_table(EXERCISE)
+    assert "grader/core/diagnosis.py" in web_build.kit_files(EXERCISE)
 
 
 def test_the_leak_check_finds_a_planted_reference(site, tmp_path):
@@ -110,8 +109,8 @@ def test_the_site_ships_the_grader_and_the_browser_tiers_only(site):
     with zipfile.ZipFile(site / "py" / "kit.zip") as z:
         names = set(z.namelist())
     # replay.json: the property tests' examples, drawn by hypothesis once per kit version (grader/core/replay.py).
-    assert names == set(web_build.KIT_FILES) | {"page_session.py", "replay.json"}
-    browser_test_files = {f"hidden_tests/test_{tier}.py" for tier in exercise.load().browser_tiers}
+    assert names == set(web_build.kit_files(EXERCISE)) | {"page_session.py", "replay.json"}
+    browser_test_files = {f"hidden_tests/test_{tier}.py" for tier in EXERCISE.browser_tiers}
     assert browser_test_files <= names
 
 
@@ -169,14 +168,14 @@ def test_each_link_of_a_breakdown_joins_equal_words_and_uses_a_reference_word_on
 
 
 def test_the_page_gets_its_limits_and_points_from_the_exercise(page_data):
-    ex = exercise.load()
+    ex = EXERCISE
     assert page_data["testTimeout"] == ex.browser_test_timeout
     assert set(page_data["tiers"]) == set(ex.browser_tiers)
     assert page_data["starter"] == (ROOT / "problem" / "starter.py").read_text(encoding="utf-8")
 
 
 def test_the_page_gets_its_run_budget_from_the_exercise(page_data):
-    assert page_data["runBudget"] == 20.0 == web_build.run_budget()
+    assert page_data["runBudget"] == 20.0 == web_build.run_budget(EXERCISE)
 
 
 def test_the_service_worker_caches_every_file_under_the_builds_digest(site):
@@ -223,19 +222,19 @@ def test_the_server_sends_isolation_headers_and_mime_types(site):
 
 
 def test_a_build_is_current_until_an_input_changes(site, monkeypatch):
-    assert web_build.is_current(site)
+    assert web_build.is_current(EXERCISE, site)
     # The recording page_session.py writes beside itself under CPython is not an input.
-    assert web_build.ROOT / "web" / "py" / web_build.REPLAY_FILE not in web_build.input_files()
-    assert web_build.ROOT / "web" / "py" / "page_session.py" in web_build.input_files()
+    assert web_build.ROOT / "web" / "py" / web_build.REPLAY_FILE not in web_build.input_files(EXERCISE)
+    assert web_build.ROOT / "web" / "py" / "page_session.py" in web_build.input_files(EXERCISE)
     real = web_build.input_files
-    monkeypatch.setattr(web_build, "input_files", lambda: real()[:-1])
-    assert not web_build.is_current(site)
+    monkeypatch.setattr(web_build, "input_files", lambda ex: real(ex)[:-1])
+    assert not web_build.is_current(EXERCISE, site)
 
 
 def test_build_web_refuses_to_replace_a_folder_it_did_not_build(tmp_path):
     (tmp_path / "notes.txt").write_text("mine")
     with pytest.raises(SystemExit, match="refusing"):
-        web_build.build(tmp_path)
+        web_build.build(EXERCISE, tmp_path)
     assert (tmp_path / "notes.txt").read_text() == "mine"
 
 

@@ -14,10 +14,10 @@ import pytest
 from playwright.sync_api import Page, sync_playwright
 
 from grader.cli import serve
-from grader.core import exercise, runner
+from grader.core import runner
 from grader.core.submission import LocalSubmission
 from grader.judging.diagnose import diagnose_submission
-from tests.web_site import ROOT, built_site
+from tests.web_site import EXERCISE, ROOT, built_site
 
 CHROMIUM = "/usr/bin/chromium"
 # Without the networking flags Chromium reaches for Google's services on its own.
@@ -109,13 +109,13 @@ def run_tests(page: Page, code: str) -> dict:
 
 
 def cpython_verdicts(code: str) -> dict[str, str]:
-    report = runner.run(lambda: LocalSubmission(code), "submission.py", tiers=exercise.load().browser_tiers)
+    report = runner.run(EXERCISE, lambda: LocalSubmission(code, EXERCISE.function), "submission.py", tiers=EXERCISE.browser_tiers)
     return {t.name: t.status for t in report.tests}
 
 
 def cli_diagnosis(code: str, report: dict) -> dict | None:
     """What `meteor-kit check --json` says under "diagnosis", for the page's test results."""
-    found = diagnose_submission(LocalSubmission(code), tests=report["tests"])
+    found = diagnose_submission(EXERCISE, LocalSubmission(code, EXERCISE.function), tests=report["tests"])
     return found.as_json() if found else None
 
 
@@ -134,7 +134,7 @@ def test_the_page_loads_the_statement_and_the_starter(page):
 
 def test_the_reference_passes_every_browser_test(page):
     report = run_tests(page, REFERENCE)
-    tiers = set(exercise.load().browser_tiers)
+    tiers = set(EXERCISE.browser_tiers)
     assert report["status"] == "graded"
     assert {t["tier"] for t in report["tests"]} == tiers
     assert report["passed"] == len(report["tests"]) > 40

@@ -208,17 +208,19 @@ def test_a_submission_that_stops_reading_its_requests_cannot_block_the_grader():
 
 def test_grading_a_submission_that_stops_reading_ends_within_its_budget(tmp_path):
     """The memo sends a whole remembered run as one batch: the grader must not block on it."""
+    from grader.core import exercise
     from grader.judging.grade import Grader, Settings, Spec
     from grader.judging.partial_run import catalogue, prepare_before_fork
 
-    prepare_before_fork()
+    ex = exercise.load(KIT_ROOT)
+    prepare_before_fork(ex)
     reference = (KIT_ROOT / "solutions" / "reference.py").read_text()
     (tmp_path / "a.py").write_text(reference)
     (tmp_path / "b.py").write_text(
         reference + CHILD_LOCALS + "import fcntl\nfcntl.fcntl(child()['req_r'], 1031, 4096)\n"
         "os.read = lambda *a: time.sleep(3600)\n"
     )
-    grader = Grader(Settings(timeout=1.0, budget=3.0), catalogue())
+    grader = Grader(Settings(ex, timeout=1.0, budget=3.0), catalogue(ex))
     try:
         grader.grade(Spec("a.py", tmp_path / "a.py"))
         done: list = []
@@ -260,11 +262,13 @@ def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):
 PEAK = """
 import json, resource, sys
 from pathlib import Path
+from grader.core import exercise
 from grader.judging.grade import Grader, Settings, Spec
 from grader.judging.partial_run import catalogue, prepare_before_fork
 
-prepare_before_fork()
-grader = Grader(Settings(timeout=2.0, budget=60.0), catalogue())
+ex = exercise.load(exercise.KIT_ROOT)
+prepare_before_fork(ex)
+grader = Grader(Settings(ex, timeout=2.0, budget=60.0), catalogue(ex))
 peaks = {}
 for name in sys.argv[1:]:
     result = grader.grade(Spec(Path(name).name, Path(name)))[0]

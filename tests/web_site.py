@@ -11,13 +11,15 @@ import zipfile
 from pathlib import Path
 
 from grader.cli import web_build
+from grader.core import exercise
 
 ROOT = web_build.ROOT
+EXERCISE = exercise.load(exercise.KIT_ROOT)  # the kit's own exercise, whose site `make test` builds
 
 
 def built_site() -> Path:
     """The site `make test` built (rebuilt here if an input changed since)."""
-    return web_build.ensure_built(web_build.DEFAULT_OUT)
+    return web_build.ensure_built(EXERCISE)
 
 
 def site_blobs(site: Path):
@@ -56,7 +58,7 @@ def leaks(site: Path, prints: list[bytes]) -> list[str]:
 
 
 def shipped_sources() -> list[Path]:
-    return [ROOT / name for name in web_build.KIT_FILES] + [web_build.PAGE_SESSION]
+    return [ROOT / name for name in web_build.kit_files(EXERCISE)] + [web_build.PAGE_SESSION]
 
 
 # Hypothesis mixes constants from the "local" modules in sys.modules into what it generates,
@@ -71,7 +73,8 @@ runner.no_local_constants()
 from grader.core.submission import LocalSubmission
 for path in sys.argv[1:]:
     code = open(path, encoding="utf-8").read()
-    report = runner.run(lambda: LocalSubmission(code), "submission.py", tiers=exercise.load().browser_tiers)
+    ex = exercise.load(exercise.KIT_ROOT)
+    report = runner.run(ex, lambda: LocalSubmission(code, ex.function), "submission.py", tiers=ex.browser_tiers)
     print(json.dumps({"file": path, "report": report.as_json()}), flush=True)
 """
 

@@ -3,9 +3,9 @@
 Gradescope unzips the autograder into /autograder/source, runs setup.sh there once as root
 when it builds the image, then runs /autograder/run_autograder for each submission, with the
 student's files in /autograder/submission, and reads /autograder/results/results.json.
-The kit runs from /autograder/source itself (the grader finds problem/, hidden_tests/ and
-solutions/ next to its package), with pytest and hypothesis pinned in a venv of the system's
-Python. See docs/gradescope.md.
+The kit runs from /autograder/source itself, the exported exercise's problem/, hidden_tests/ and
+solutions/ beside the grader's package (the exercise of `run --exercise`, by default that folder),
+with pytest and hypothesis pinned in a venv of the system's Python. See docs/gradescope.md.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import zipfile
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from grader.cli.exercise_option import add_exercise_option
 from grader.core import exercise
 from grader.reports.gradescope import GRADER_FAILED, clean, to_gradescope
 
@@ -39,7 +40,7 @@ apt-get install -y -qq --no-install-recommends python3.11 python3.11-venv bubble
 /autograder/venv/bin/pip install --quiet --no-input --disable-pip-version-check -r requirements.txt
 # Fail the build, not every submission, if the kit cannot start; build the diagnosis table now,
 # not once per submission (each runs in a fresh copy of this image).
-/autograder/venv/bin/python -c "from grader.core import exercise; from grader.judging import diagnose, grade; exercise.load(); diagnose.browser_table()"
+/autograder/venv/bin/python -c "from grader.core import exercise; from grader.judging import diagnose, grade; diagnose.browser_table(exercise.load('/autograder/source'))"
 # Submissions run as an unprivileged uid. The kit holds the reference and the private tests
 # (and the misconception models, which compute the score too): only root may read it, and what
 # was written in it above. That uid may only reach the jail's own script, whose path it must open,
@@ -57,11 +58,12 @@ cd /autograder/source
 # somewhere only root can read, not a .hypothesis/ in the kit.
 mkdir -p -m 0700 /autograder/hypothesis
 export HYPOTHESIS_STORAGE_DIRECTORY=/autograder/hypothesis
-exec /autograder/venv/bin/python -m grader.cli.autograder run --root /autograder
+exec /autograder/venv/bin/python -m grader.cli.autograder run --root /autograder --exercise /autograder/source
 """
 
-# What the zip carries besides the scripts: the kit's files the grader reads at run time.
-PACKAGED = ("grader", "hidden_tests", "problem", "solutions")  # solutions/: the reference and the seam's trusted modules
+# What the zip carries besides the scripts: the engine's package and the exercise's folders, which the grader reads at run time.
+ENGINE_PACKAGED = ("grader",)
+EXERCISE_PACKAGED = ("hidden_tests", "problem", "solutions")  # solutions/: the reference and the seam's trusted modules
 MAX_READ = 1_000_000  # bytes read of an upload to see whether it defines the function
 
 
@@ -100,8 +102,8 @@ def requirements() -> str:
     return "".join(f"{pin}\n" for _, pin in sorted(pins.items()))
 
 
-def export(out: Path) -> None:
-    """Write the autograder zip: setup.sh, run_autograder and the kit, all at the zip's root."""
+def export(out: Path, ex: exercise.Exercise) -> None:
+    """Write the autograder zip of `ex`: setup.sh, run_autograder, the engine and the exercise, all at the zip's root."""
     pins = requirements()  # before the zip is opened: a refusal leaves no half-written file
     out.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -113,22 +115,28 @@ def export(out: Path) -> None:
             info = zipfile.ZipInfo(name)
             info.external_attr = (stat.S_IFREG | mode) << 16
             zf.writestr(info, text)
-        for item in PACKAGED:
-            root = exercise.ENGINE_ROOT if item == "grader" else exercise.load().root
-            path = root / item
-            files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-            for file in files:
-                if "__pycache__" in file.parts or file.suffix == ".pyc":
-                    continue
-                zf.write(file, str(file.relative_to(root)))
+        for root, items in ((exercise.ENGINE_ROOT, ENGINE_PACKAGED), (ex.root, EXERCISE_PACKAGED)):
+            for item in items:
+                _add(zf, root, item)
 
 
-def run(root: Path) -> int:
-    """Grade the submission Gradescope put under `root` and write its results.json there, whatever happens."""
+def _add(zf: zipfile.ZipFile, root: Path, item: str) -> None:
+    """`root / item` (a folder, whole, or a file) into the zip, at its path in `root`."""
+    path = root / item
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    for file in files:
+        if "__pycache__" in file.parts or file.suffix == ".pyc":
+            continue
+        zf.write(file, str(file.relative_to(root)))
+
+
+def run(root: Path, exercise_dir: Path) -> int:
+    """Grade the submission Gradescope put under `root` on the exercise in `exercise_dir`, and write its results.json
+    there, whatever happens."""
     results_dir = root / "results"
     results_dir.mkdir(parents=True, exist_ok=True)
     try:
-        document = _grade(root)
+        document = _grade(root, exercise.load(exercise_dir))
     except Exception:  # a grader bug: the student gets a sentence, the instructor the traceback on stdout
         traceback.print_exc(file=sys.stdout)
         document = _zero(GRADER_FAILED)
@@ -136,25 +144,24 @@ def run(root: Path) -> int:
     return 0
 
 
-def _grade(root: Path) -> dict:
+def _grade(root: Path, ex: exercise.Exercise) -> dict:
     from grader.sandbox.host import enter_mode, unhide
 
     # Entered here, in the process that lives the whole run, so the permissions the
     # separate-uid mode takes are given back when it ends.
-    mode = enter_mode("the autograder", False, [root / "submission", root / "results"])
+    mode = enter_mode("the autograder", False, [root / "submission", root / "results", ex.root])
     print(f"isolation: {mode}")  # stdout is for the instructor only (stdout_visibility)
     if mode is None:
         return _zero(GRADER_FAILED)
     try:
-        return _grade_upload(root)
+        return _grade_upload(root, ex)
     finally:
         unhide()
 
 
-def _grade_upload(root: Path) -> dict:
+def _grade_upload(root: Path, ex: exercise.Exercise) -> dict:
     from grader.judging.grade import Settings, UsageError, discover, grade_all
 
-    ex = exercise.load()
     try:
         specs = discover([str(root / "submission")])
     except UsageError as exc:
@@ -162,10 +169,10 @@ def _grade_upload(root: Path) -> dict:
     spec, problem, notes = pick(specs, ex.function, root / "submission")
     if spec is None:
         return _zero("\n".join([problem, *notes]))
-    result = grade_all([spec], Settings(ex.call_timeout, ex.budget), jobs=1)[0]
+    result = grade_all([spec], Settings(ex, ex.call_timeout, ex.budget), jobs=1)[0]
     # repr: a file name that is not UTF-8 holds lone surrogates, which stdout cannot encode.
     print(f"graded {spec.name!r}: {result['status']} {result['score']}/{result['max_score']} {result['message']!r}")
-    document = to_gradescope(result)
+    document = to_gradescope(result, ex)
     if len(specs) > 1:
         said = [f"Graded {_shown(spec.path, root / 'submission')}.", *notes]
         document["output"] = clean("\n".join(said)) + "\n" + document["output"]
@@ -290,7 +297,7 @@ def _top_level_names(body: list[ast.stmt]) -> set[str]:
 
 def cmd_export(args: argparse.Namespace) -> int:
     try:
-        export(args.out)
+        export(args.out, args.exercise)
     except ExportError as exc:
         print(f"meteor-kit export-gradescope: {exc}", file=sys.stderr)
         return 2
@@ -301,9 +308,14 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser("export-gradescope", help="write a Gradescope autograder zip that runs this grader")
+def register(commands: argparse._SubParsersAction, ex: exercise.Exercise) -> None:
+    parser = commands.add_parser(
+        "export-gradescope",
+        help="write a Gradescope autograder zip that runs this grader",
+        description=f"Write a Gradescope autograder zip that grades {ex.title} with this grader: the engine and the exercise.",
+    )
     parser.add_argument("--out", type=Path, default=Path("autograder.zip"), help="the zip to write (default autograder.zip)")
+    add_exercise_option(parser)
     parser.set_defaults(func=cmd_export)
 
 
@@ -312,8 +324,11 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     runner = commands.add_parser("run", help="grade /autograder/submission (inside Gradescope)")
     runner.add_argument("--root", type=Path, default=Path("/autograder"))
+    runner.add_argument(
+        "--exercise", type=Path, default=exercise.KIT_ROOT, help="the exercise folder (default: the one beside this grader)"
+    )
     args = parser.parse_args(argv)
-    return run(args.root)
+    return run(args.root, args.exercise)
 
 
 if __name__ == "__main__":

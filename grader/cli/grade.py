@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+from grader.cli.exercise_option import add_exercise_option
 from grader.core import exercise, replay
 from grader.core.safe_text import for_terminal
 from grader.judging import passback, resume, similarity
@@ -24,13 +25,12 @@ from grader.reports.progress import Progress, summary
 from grader.sandbox.host import enter_mode, isolation_note, unhide
 
 
-def register(commands: argparse._SubParsersAction) -> None:
-    ex = exercise.load()
+def register(commands: argparse._SubParsersAction, ex: exercise.Exercise) -> None:
     parser = commands.add_parser(
         "grade",
         help="grade a class: every submission sandboxed, several at a time",
-        description="Grade every SUBMISSION (a .py file, an .ipynb notebook, or a directory of them) "
-        "and write results.json, grades.csv and Gradescope results into --out.",
+        description=f"Grade every SUBMISSION (a .py file, an .ipynb notebook, or a directory of them) on {ex.title}'s "
+        "tests and write results.json, grades.csv and Gradescope results into --out.",
     )
     parser.add_argument("submissions", nargs="+", metavar="SUBMISSION")
     parser.add_argument(
@@ -81,9 +81,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--fresh", action="store_true", help="grade every submission again, even those unchanged since the last run into --out"
     )
     passback.add_options(parser)
-    parser.add_argument(
-        "--exercise", metavar="DIR", help="the exercise folder (problem/, solutions/, hidden_tests/); default: the kit's own"
-    )
+    add_exercise_option(parser)
     parser.set_defaults(func=cmd_grade)
 
 
@@ -124,8 +122,8 @@ def _check_out(out: Path, paths: list[str]) -> None:
                 raise UsageError(f"{text} is inside {out / replaced}, which every run replaces; move it out of --out")
 
 
-def _similar(results: list[dict], early: InBackground | None = None) -> tuple[list[dict] | None, str]:
-    """Pairs of submissions with identical or near-identical code (None: the check could not run).
+def _similar(results: list[dict], ex: exercise.Exercise, early: InBackground | None = None) -> tuple[list[dict] | None, str]:
+    """Pairs of submissions with identical or near-identical code, beyond `ex`'s starter (None: the check could not run).
 
     `early`: the check begun while the class was graded, on the code as read before; used if the
     code graded is that code (a file changed since is checked again here).
@@ -144,7 +142,7 @@ def _similar(results: list[dict], early: InBackground | None = None) -> tuple[li
         print(f"checking {len(results)} submission(s) for similar code...", file=sys.stderr, flush=True)
     pairs = early.pairs() if usable else None
     if pairs is None:
-        pairs = similar_pairs(results)
+        pairs = similar_pairs(results, ex.starter)
     else:
         # Those not graded (a Ctrl+C) are left out, as similar_pairs leaves them out.
         left_out = {str(r["submission"]) for r in results if r.get("status") == "not_graded"}
@@ -220,8 +218,8 @@ def _terminated(*_: object) -> None:
 def _cmd_grade(args: argparse.Namespace, downloads: dict[str, tuple[str, list]]) -> int:
     try:
         _check_out(args.out, args.submissions)
-        args.passback = passback.load(args)  # before grading: a typo in either file must not cost the run
-        ex = exercise.load()
+        ex = args.exercise
+        args.passback = passback.load(args, ex)  # before grading: a typo in either file must not cost the run
         specs = discover_all(
             args.submissions,
             args.layout,
@@ -235,7 +233,7 @@ def _cmd_grade(args: argparse.Namespace, downloads: dict[str, tuple[str, list]])
     except UsageError as exc:
         print(for_terminal(f"meteor-kit grade: {exc}"), file=sys.stderr)
         return 2
-    hidden = [*map(Path, args.submissions), *(Path(root) for root, _ in downloads.values()), args.out]
+    hidden = [*map(Path, args.submissions), *(Path(root) for root, _ in downloads.values()), args.out, ex.root]
     mode = enter_mode("meteor-kit grade", args.no_sandbox, hidden, create=(args.out,))
     if mode is None:
         return 2
@@ -246,7 +244,8 @@ def _cmd_grade(args: argparse.Namespace, downloads: dict[str, tuple[str, list]])
 
 
 def _grade_and_write(args: argparse.Namespace, specs: list[Spec], mode: str) -> int:
-    settings = Settings(args.timeout, args.budget, args.memo)
+    ex = args.exercise
+    settings = Settings(ex, args.timeout, args.budget, args.memo)
     started = time.monotonic()
     # A result from the last run into --out is kept when the code, the settings and the kit are the same.
     earlier = {} if args.fresh else resume.previous(args.out)
@@ -254,6 +253,7 @@ def _grade_and_write(args: argparse.Namespace, specs: list[Spec], mode: str) -> 
     prepared = [prepare(spec) for spec in specs]
     keys = [
         resume.key(
+            ex,
             p.source,
             p.problem,
             {"timeout": settings.timeout, "budget": settings.budget, **({"modules": p.modules} if p.modules else {})},
@@ -262,7 +262,8 @@ def _grade_and_write(args: argparse.Namespace, specs: list[Spec], mode: str) -> 
     ]
     # The code as each result will record it (Grader.grade): similar code is checked meanwhile.
     early = InBackground(
-        [{"submission": s.name, "source": p.source[:SOURCE_LIMIT] if p.source else None} for s, p in zip(specs, prepared)]
+        [{"submission": s.name, "source": p.source[:SOURCE_LIMIT] if p.source else None} for s, p in zip(specs, prepared)],
+        ex.starter,
     )
     todo = _first_of_each_kind([i for i, k in enumerate(keys) if k not in earlier], prepared)
     if len(todo) < len(specs):
@@ -271,7 +272,7 @@ def _grade_and_write(args: argparse.Namespace, specs: list[Spec], mode: str) -> 
             "(--fresh grades every one)",
             file=sys.stderr,
         )
-    if todo and replay.enabled() and replay.current() is None:
+    if todo and replay.enabled() and replay.current(ex) is None:
         # Seconds before the first submission (more with counterexample = "smallest-drawn"): say why.
         print("drawing the property tests' examples against the reference (once per kit version)...", file=sys.stderr)
     progress = Progress(len(todo), sys.stderr)
@@ -294,13 +295,13 @@ def _grade_and_write(args: argparse.Namespace, specs: list[Spec], mode: str) -> 
     ]
     similar, note, cut = None, "", False
     try:
-        similar, note = _similar(results, early)
+        similar, note = _similar(results, ex, early)
     except KeyboardInterrupt:
         early.stop()
         cut, note = True, "the check for similar code was interrupted"
     elapsed = time.monotonic() - started
     document = {
-        "exercise": exercise.load().id,
+        "exercise": ex.id,
         "isolation": mode,
         "isolation_note": isolation_note(mode),
         "settings": {"timeout": settings.timeout, "budget": settings.budget, "jobs": args.jobs},
@@ -315,8 +316,8 @@ def _grade_and_write(args: argparse.Namespace, specs: list[Spec], mode: str) -> 
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         done = passback.apply(document, args.passback)
-        passback.write(args.out, document, args.passback, done)
-        unwritten = write_outputs(args.out, document)
+        passback.write(args.out, document, args.passback, done, ex)
+        unwritten = write_outputs(args.out, document, ex)
     except OSError as exc:  # results.json itself: nothing is left to write it with
         print(for_terminal(f"meteor-kit grade: results.json could not be written: {exc}", one_line=True), file=sys.stderr)
         return 1

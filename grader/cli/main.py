@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from grader.cli.exercise_option import add_exercise_option
 from grader.cli.grade import _positive_float
 from grader.core import exercise, runner
 from grader.core.safe_text import clean, for_terminal
@@ -32,10 +33,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     from grader.judging.discovery import file_spec, prepare
     from grader.sandbox.host import enter_mode
 
-    mode = enter_mode("meteor-kit check", args.no_sandbox, [args.path])
+    ex = args.exercise
+    mode = enter_mode("meteor-kit check", args.no_sandbox, [args.path, ex.root])
     if mode is None:
         return 2
-    ex = exercise.load()
     tiers = tuple(args.tiers.split(",")) if args.tiers else tuple(ex.tiers)
     unknown = set(tiers) - set(ex.tiers)
     if unknown:
@@ -48,7 +49,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     made: list = []
     make = _sandbox_factory(spec.path, prepared, ex, args.budget, made)
     try:
-        report = runner.run(make, name=spec.name, tiers=tiers)
+        report = runner.run(ex, make, name=spec.name, tiers=tiers)
     finally:
         for box in made:
             box.close()
@@ -58,7 +59,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if report.status == "graded" and report.passed < len(report.tests) and left > 0:
         from grader.judging.diagnose import diagnose_made
 
-        diagnosis = diagnose_made(_sandbox_factory(spec.path, prepared, ex, left, []), report, left)
+        diagnosis = diagnose_made(ex, _sandbox_factory(spec.path, prepared, ex, left, []), report, left)
     if args.json:
         # The browser's report shape exactly: the isolation mode goes to stderr above.
         json.dump(clean({**report.as_json(), "diagnosis": diagnosis.as_json() if diagnosis else None}), sys.stdout, indent=2)
@@ -82,7 +83,13 @@ def _sandbox_factory(path: Path | None, prepared, ex: exercise.Exercise, budget:
             raise LoadError(prepared.problem)
         try:
             box = SandboxedSubmission(
-                path, ex.function, ex.call_timeout, source=prepared.source, filename=prepared.filename, budget=budget
+                path,
+                ex.function,
+                ex.call_timeout,
+                source=prepared.source,
+                filename=prepared.filename,
+                budget=budget,
+                signature=ex.signature,
             )
             made.append(box)
             return box
@@ -94,7 +101,8 @@ def _sandbox_factory(path: Path | None, prepared, ex: exercise.Exercise, budget:
     return make
 
 
-# Each of these modules has `register(commands)`, which adds its subcommand to the parser.
+# Each of these modules has `register(commands, ex)`, which adds its subcommand to the parser (`ex`: the
+# exercise --exercise chose, whose values its help and defaults give).
 SUBCOMMAND_MODULES: tuple[str, ...] = (
     "grader.cli.grade",
     "grader.cli.merge",
@@ -105,11 +113,27 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="meteor-kit", description=exercise.load().title + " grader kit")
+DESCRIPTION = (
+    "A grader kit for a Python programming exercise: check one submission, grade a class in a sandbox, "
+    "build the students' practice page, export a Gradescope autograder."
+)
+
+
+def build_parser(ex: exercise.Exercise) -> argparse.ArgumentParser:
+    """The command line, its help and defaults taken from `ex`."""
+    parser = argparse.ArgumentParser(
+        prog="meteor-kit",
+        description=DESCRIPTION,
+        epilog=f"The exercise: {ex.title} ({ex.root}); --exercise DIR chooses another.",
+    )
+    add_exercise_option(parser)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    check = commands.add_parser("check", help="run every test tier against one submission and print a report")
+    check = commands.add_parser(
+        "check",
+        help="run every test tier against one submission and print a report",
+        description=f"Run every tier of {ex.title}'s tests against one submission, sandboxed, and print a report.",
+    )
     check.add_argument("path", type=_existing_file, help="the submission: a .py file or an .ipynb notebook")
     check.add_argument("--tiers", help="comma-separated tiers to run (default: all)")
     check.add_argument("--json", action="store_true", help="print the JSON report instead")
@@ -121,43 +145,46 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--budget",
         type=_positive_float,
-        default=exercise.load().budget,
-        help=f"seconds the submission may use in all (default {exercise.load().budget:g}, as grade); "
-        "the tests after that are reported not run",
+        default=ex.budget,
+        help=f"seconds the submission may use in all (default {ex.budget:g}, as grade); the tests after that are reported not run",
     )
-    check.add_argument(
-        "--exercise", metavar="DIR", help="the exercise folder (problem/, solutions/, hidden_tests/); default: the kit's own"
-    )
+    add_exercise_option(check)
     check.set_defaults(func=cmd_check)
 
     for module in SUBCOMMAND_MODULES:
-        importlib.import_module(module).register(commands)
+        importlib.import_module(module).register(commands, ex)
     return parser
 
 
-def choose_exercise(argv: list[str] | None) -> None:
-    """Apply --exercise DIR before anything reads the exercise: this process and every one it starts use it."""
+def choose_exercise(argv: list[str]) -> exercise.Exercise:
+    """The exercise --exercise DIR names (wherever the option stands), else the kit's own: read before the parser
+    is built, whose help and defaults come from it."""
     pre = argparse.ArgumentParser(add_help=False)
     pre.add_argument("--exercise")
-    known, _ = pre.parse_known_args(sys.argv[1:] if argv is None else argv)
+    known, _ = pre.parse_known_args(argv)
     if known.exercise is None:
-        return
+        return exercise.load(exercise.KIT_ROOT)
     folder = Path(known.exercise)
     shown = for_terminal(known.exercise, one_line=True)
     if not (folder / "problem" / "exercise.toml").is_file():
         print(f"meteor-kit: --exercise {shown}: no problem/exercise.toml in that folder", file=sys.stderr)
         raise SystemExit(2)
-    os.environ[exercise.EXERCISE_ENV] = str(folder.resolve())
     try:
-        exercise.load()
+        return exercise.load(folder)
     except (OSError, ValueError, KeyError, TypeError, SyntaxError) as exc:
         print(f"meteor-kit: --exercise {shown}: its problem/exercise.toml is not valid ({exc!r})", file=sys.stderr)
         raise SystemExit(2) from None
 
 
 def main(argv: list[str] | None = None) -> int:
-    choose_exercise(argv)
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if sys.pycache_prefix is None:
+        # The bytecode of what is imported from here on (the exercise's modules and tests) goes to the
+        # kit's cache folder: the command writes nothing into the exercise's folder.
+        sys.pycache_prefix = str(exercise.CACHE / "pycache")
+    ex = choose_exercise(argv)
+    args = build_parser(ex).parse_args(argv)
+    args.exercise = ex  # every command's: the one the parser was built from
     if (
         signal.getsignal(signal.SIGINT) is not signal.default_int_handler
         and threading.current_thread() is threading.main_thread()

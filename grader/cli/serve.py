@@ -14,6 +14,8 @@ import threading
 from pathlib import Path
 
 from grader.cli import web_build
+from grader.cli.exercise_option import add_exercise_option
+from grader.core.exercise import Exercise
 
 HEADERS = {
     "Cross-Origin-Opener-Policy": "same-origin",
@@ -66,9 +68,10 @@ def serve_in_thread(site: Path, port: int = 0) -> tuple[http.server.ThreadingHTT
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    site = Path(args.dir).resolve()
-    if args.rebuild or not web_build.is_current(site):
-        web_build.build(site)
+    ex = args.exercise
+    site = Path(args.dir).resolve() if args.dir else web_build.default_out(ex)
+    if args.rebuild or not web_build.is_current(ex, site):
+        web_build.build(ex, site)
     try:
         server = make_server(site, args.port, args.host)
     except OSError as exc:
@@ -85,13 +88,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser("serve", help="build the student's page if needed and serve it on localhost")
+def register(commands: argparse._SubParsersAction, ex: Exercise) -> None:
+    parser = commands.add_parser(
+        "serve",
+        help="build the student's page if needed and serve it on localhost",
+        description=f"Build the students' page of {ex.title} if needed, and serve it on localhost.",
+    )
     parser.add_argument("--port", type=int, default=8000, help="port to listen on (default: 8000)")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
-    parser.add_argument("--dir", default=str(web_build.DEFAULT_OUT), help="the site to serve (built there if needed)")
+    parser.add_argument("--dir", help="the site to serve, built there if needed (default: build/web in the exercise's folder)")
     parser.add_argument("--rebuild", action="store_true", help="build the site even if it is up to date")
-    parser.add_argument(
-        "--exercise", metavar="DIR", help="the exercise folder (problem/, solutions/, hidden_tests/); default: the kit's own"
-    )
+    add_exercise_option(parser)
     parser.set_defaults(func=cmd_serve)

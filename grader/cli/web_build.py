@@ -21,14 +21,12 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from grader.cli.exercise_option import add_exercise_option
 from grader.core import exercise, replay, runner
 
-ROOT = exercise.ENGINE_ROOT  # the engine: grader/, web/
-EXERCISE = exercise.load()  # the exercise: problem/, solutions/, hidden_tests/ (--exercise's, else the kit's own)
-EX_ROOT = EXERCISE.root
+ROOT = exercise.ENGINE_ROOT  # the engine: grader/, web/ (the exercise, problem/, solutions/ and hidden_tests/, is given)
 WEB = ROOT / "web"
-DEFAULT_OUT = EX_ROOT / "build" / "web"
-CACHE = ROOT / "build" / "cache"
+CACHE = exercise.CACHE  # what the page's Python needs whatever the exercise: Pyodide's packages, compiled
 STAMP = "build-stamp.txt"
 
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "pyodide-lock.json")
@@ -36,20 +34,6 @@ PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "pyodide-
 # the private tier and the reference solution.
 # The whole browser-safe core package ships; nothing else from grader/ does.
 CORE_FILES = tuple(sorted(str(p.relative_to(ROOT)) for p in (ROOT / "grader" / "core").glob("*.py")))
-KIT_FILES = (
-    "grader/__init__.py",
-    *CORE_FILES,
-    "problem/exercise.toml",
-    "hidden_tests/conftest.py",
-    "hidden_tests/test_examples.py",
-    "hidden_tests/test_hidden.py",
-    "hidden_tests/test_properties.py",
-    # The exercise's value rule: the page's tests judge with it, as the CLI's do.
-    *(name for part, name in EXERCISE.seam.items() if exercise.SEAM_PARTS[part] and name.endswith(".py")),
-)
-# The page's Try it panel: the exercise's widget (bundled into app.js with the JavaScript beside
-# it), or the engine's plain one.
-WIDGET = EXERCISE.path("widget") or WEB / "src" / "try_plain.js"
 PAGE_SESSION = WEB / "py" / "page_session.py"
 REPLAY_FILE = "replay.json"  # beside page_session.py in the page (grader/core/replay.py)
 # The diagnosis's probes and the reference's and models' answers to them, computed here: the page
@@ -58,29 +42,55 @@ DIAGNOSIS_TABLE = "py/diagnosis-table.json"
 # Python's memory once started (the imports and a first collection done): see web/src/boot.js.
 SNAPSHOT = "py/python.snapshot.gz"
 
-# Inputs whose change means the site must be rebuilt.
-SOURCES = (
-    *KIT_FILES,
-    "problem/statement.md",
-    "problem/starter.py",
-    "solutions/reference.py",
-    "grader/judging/diagnose.py",
-    *(name for part, name in EXERCISE.seam.items() if not exercise.SEAM_PARTS[part]),
-    *(str(p.relative_to(EX_ROOT)) for p in sorted(WIDGET.parent.glob("*.js")) if p.is_relative_to(EX_ROOT)),
-    "grader/cli/web_build.py",
-    "web/package-lock.json",
-    "web/wheels.txt",
-)
 SOURCE_DIRS = ("web/src", "web/py", "web/tools")
 
 
-def source(name: str) -> Path:
+def default_out(ex: exercise.Exercise) -> Path:
+    """Where the site goes without --out: build/web in the exercise's folder."""
+    return ex.root / "build" / "web"
+
+
+def kit_files(ex: exercise.Exercise) -> tuple[str, ...]:
+    """The files of kit.zip, by their path in the engine's folder or in `ex`'s."""
+    return (
+        "grader/__init__.py",
+        *CORE_FILES,
+        "problem/exercise.toml",
+        "hidden_tests/conftest.py",
+        *(f"hidden_tests/test_{tier}.py" for tier in ex.browser_tiers),
+        # The exercise's value rule: the page's tests judge with it, as the CLI's do.
+        *(name for part, name in ex.seam.items() if exercise.SEAM_PARTS[part] and name.endswith(".py")),
+    )
+
+
+def widget(ex: exercise.Exercise) -> Path:
+    """The page's Try it panel: the exercise's widget (bundled into app.js with the JavaScript beside it), or the engine's plain one."""
+    return ex.path("widget") or WEB / "src" / "try_plain.js"
+
+
+def sources(ex: exercise.Exercise) -> tuple[str, ...]:
+    """The files whose change means `ex`'s site must be rebuilt (besides SOURCE_DIRS)."""
+    return (
+        *kit_files(ex),
+        "problem/statement.md",
+        "problem/starter.py",
+        "solutions/reference.py",
+        "grader/judging/diagnose.py",
+        *(name for part, name in ex.seam.items() if not exercise.SEAM_PARTS[part]),
+        *(str(p.relative_to(ex.root)) for p in sorted(widget(ex).parent.glob("*.js")) if p.is_relative_to(ex.root)),
+        "grader/cli/web_build.py",
+        "web/package-lock.json",
+        "web/wheels.txt",
+    )
+
+
+def source(ex: exercise.Exercise, name: str) -> Path:
     """Where a shipped or watched file lives: the engine's own, or the exercise's."""
-    return ROOT / name if name.split("/")[0] in ("grader", "web") else EX_ROOT / name
+    return ROOT / name if name.split("/")[0] in ("grader", "web") else ex.root / name
 
 
-def _relative(path: Path) -> str:
-    for root in (EX_ROOT, ROOT):
+def _relative(path: Path, roots: tuple[Path, ...]) -> str:
+    for root in roots:
         if path.is_relative_to(root):
             return path.relative_to(root).as_posix()
     return path.as_posix()
@@ -90,15 +100,16 @@ def log(message: str) -> None:
     print(f"build-web: {message}", file=sys.stderr, flush=True)
 
 
-def digest(paths: list[Path]) -> str:
+def digest(paths: list[Path], roots: tuple[Path, ...] = (ROOT,)) -> str:
+    """A digest of the files' contents, each named by its path in the first of `roots` that holds it."""
     h = hashlib.sha256()
     for path in paths:
-        h.update(_relative(path).encode() + b"\0" + path.read_bytes() + b"\0")
+        h.update(_relative(path, roots).encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()[:16]
 
 
-def input_files() -> list[Path]:
-    files = [source(p) for p in SOURCES]
+def input_files(ex: exercise.Exercise) -> list[Path]:
+    files = [source(ex, p) for p in sources(ex)]
     # page_session.py run under CPython (the parity tests) writes its recording beside itself: an
     # output, not an input. Counted, it made the site stale in the middle of the suite.
     written = ROOT / "web" / "py" / REPLAY_FILE
@@ -107,9 +118,14 @@ def input_files() -> list[Path]:
     return files
 
 
-def is_current(out: Path) -> bool:
+def stamp_of(ex: exercise.Exercise) -> str:
+    """The build's digest: of every input of `ex`'s site."""
+    return digest(input_files(ex), (ex.root, ROOT))
+
+
+def is_current(ex: exercise.Exercise, out: Path) -> bool:
     stamp = out / STAMP
-    return stamp.exists() and stamp.read_text().strip() == digest(input_files())
+    return stamp.exists() and stamp.read_text().strip() == stamp_of(ex)
 
 
 def run(cmd: list[str], cwd: Path = WEB, **kwargs: Any) -> subprocess.CompletedProcess:
@@ -204,10 +220,10 @@ def precompiled(wheel_dir: Path) -> Path:
     return dest
 
 
-def python_snapshot(site: Path) -> None:
+def python_snapshot(ex: exercise.Exercise, site: Path) -> None:
     """py/python.snapshot.gz: the page's Python once started, restored instead of started (web/tools/snapshot.mjs)."""
     script = WEB / "tools" / "snapshot.mjs"
-    starter = ROOT / "problem" / "starter.py"
+    starter = ex.root / "problem" / "starter.py"
     feeds = [*(site / "pyodide").iterdir(), *(site / "py").glob("*.zip"), WEB / "src" / "boot.js", script, starter]
     cached = CACHE / f"snapshot-{snapshot_key(feeds)}.gz"
     if not cached.exists():
@@ -225,21 +241,21 @@ def snapshot_key(paths: list[Path]) -> str:
     return h.hexdigest()[:16]
 
 
-def kit_zip(dest: Path) -> None:
+def kit_zip(ex: exercise.Exercise, dest: Path) -> None:
     with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as z:
-        for name in KIT_FILES:
-            z.write(source(name), name)
+        for name in kit_files(ex):
+            z.write(source(ex, name), name)
         z.write(PAGE_SESSION, PAGE_SESSION.name)
         # The property tests' examples recorded against the reference: the page replays them as the CLI does.
-        recording = replay.ensure(runner.run)
+        recording = replay.ensure(ex, runner.run)
         if recording is not None:
             z.writestr(REPLAY_FILE, json.dumps(recording.as_json(), ensure_ascii=True))
 
 
-def diagnosis_table(dest: Path) -> None:
+def diagnosis_table(ex: exercise.Exercise, dest: Path) -> None:
     from grader.judging.diagnose import browser_table
 
-    dest.write_text(json.dumps(browser_table(), ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    dest.write_text(json.dumps(browser_table(ex), ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
 
 def load_module(path: Path, name: str):
@@ -249,14 +265,13 @@ def load_module(path: Path, name: str):
     return module
 
 
-def run_budget() -> float:
+def run_budget(ex: exercise.Exercise) -> float:
     """Seconds a whole Run tests may take in the page: `[limits] browser_run_budget`, 20 if absent."""
-    return exercise.load().browser_run_budget
+    return ex.browser_run_budget
 
 
-def page_data() -> dict[str, Any]:
+def page_data(ex: exercise.Exercise) -> dict[str, Any]:
     """Everything the page needs besides its code: computed here, from the exercise's files."""
-    ex = exercise.load()
     page = ex.module("page")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # its tier mark is registered by the tests' conftest, not here
@@ -268,18 +283,18 @@ def page_data() -> dict[str, Any]:
         "signature": ex.signature,
         "defaults": ex.defaults,
         "parameters": ex.parameters,
-        "starter": (EX_ROOT / "problem" / "starter.py").read_text(encoding="utf-8"),
+        "starter": ex.starter,
         "testTimeout": ex.browser_test_timeout,
-        "runBudget": run_budget(),
+        "runBudget": run_budget(ex),
         "tiers": {name: {"points": t.points, "description": t.description} for name, t in ex.tiers.items() if t.browser},
         "examples": tries,
     }
 
 
-def bundle(out: Path) -> None:
+def bundle(ex: exercise.Exercise, out: Path) -> None:
     esbuild = str(WEB / "node_modules" / ".bin" / "esbuild")
     common = ["--bundle", "--format=esm", "--minify", "--target=es2022", "--log-level=warning"]
-    run([esbuild, "src/main.js", f"--outfile={out / 'app.js'}", f"--alias:exercise-widget={WIDGET}", *common])
+    run([esbuild, "src/main.js", f"--outfile={out / 'app.js'}", f"--alias:exercise-widget={widget(ex)}", *common])
     run([esbuild, "src/worker.js", f"--outfile={out / 'worker.js'}", "--external:./pyodide/*", *common])
     run(
         [
@@ -297,9 +312,9 @@ def bundle(out: Path) -> None:
     )
 
 
-def index_html(data: dict[str, Any]) -> str:
+def index_html(ex: exercise.Exercise, data: dict[str, Any]) -> str:
     statement = run(
-        ["node", "tools/render-statement.mjs", str(EX_ROOT / "problem" / "statement.md")], capture_output=True, text=True
+        ["node", "tools/render-statement.mjs", str(ex.root / "problem" / "statement.md")], capture_output=True, text=True
     ).stdout
     template = (WEB / "src" / "index.html").read_text(encoding="utf-8")
     # In a <script> element, only "</" could end it early.
@@ -319,12 +334,14 @@ def service_worker(site: Path, version: str) -> None:
     (site / "sw.js").write_text(text, encoding="utf-8")
 
 
-def build(out: Path = DEFAULT_OUT) -> Path:
+def build(ex: exercise.Exercise, out: Path | None = None) -> Path:
+    """`ex`'s site, built into `out` (default_out without one)."""
+    out = out or default_out(ex)
     if out.exists() and any(out.iterdir()) and not (out / STAMP).exists():
         raise SystemExit(f"build-web: {out} is not empty and holds no earlier build; refusing to replace it")
     node_modules()
     python = precompiled(wheels())
-    stamp = digest(input_files())
+    stamp = stamp_of(ex)
     tmp = out.with_name(out.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     (tmp / "pyodide").mkdir(parents=True)
@@ -333,11 +350,11 @@ def build(out: Path = DEFAULT_OUT) -> Path:
         shutil.copy2(WEB / "node_modules" / "pyodide" / name, tmp / "pyodide" / name)
     for name in ("stdlib.zip", "site-packages.zip", "hypothesis-cache.zip"):
         shutil.copy2(python / name, tmp / "py" / name)
-    kit_zip(tmp / "py" / "kit.zip")
-    diagnosis_table(tmp / DIAGNOSIS_TABLE)
-    python_snapshot(tmp)
-    bundle(tmp)
-    (tmp / "index.html").write_text(index_html(page_data()), encoding="utf-8")
+    kit_zip(ex, tmp / "py" / "kit.zip")
+    diagnosis_table(ex, tmp / DIAGNOSIS_TABLE)
+    python_snapshot(ex, tmp)
+    bundle(ex, tmp)
+    (tmp / "index.html").write_text(index_html(ex, page_data(ex)), encoding="utf-8")
     service_worker(tmp, stamp)
     (tmp / STAMP).write_text(stamp + "\n")
     shutil.rmtree(out, ignore_errors=True)
@@ -346,24 +363,28 @@ def build(out: Path = DEFAULT_OUT) -> Path:
     return out
 
 
-def ensure_built(out: Path = DEFAULT_OUT) -> Path:
-    return out if is_current(out) else build(out)
+def ensure_built(ex: exercise.Exercise, out: Path | None = None) -> Path:
+    out = out or default_out(ex)
+    return out if is_current(ex, out) else build(ex, out)
 
 
 def cmd_build_web(args: argparse.Namespace) -> int:
-    out = Path(args.out).resolve()
-    if args.if_needed and is_current(out):
+    ex = args.exercise
+    out = Path(args.out).resolve() if args.out else default_out(ex)
+    if args.if_needed and is_current(ex, out):
         log(f"{out} is up to date")
     else:
-        build(out)
+        build(ex, out)
     return 0
 
 
-def register(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser("build-web", help="build the student's page as a static site")
-    parser.add_argument("--out", default=str(DEFAULT_OUT), help=f"where to write it (default: {DEFAULT_OUT.relative_to(ROOT)})")
-    parser.add_argument("--if-needed", action="store_true", help="build only if an input changed since the last build")
-    parser.add_argument(
-        "--exercise", metavar="DIR", help="the exercise folder (problem/, solutions/, hidden_tests/); default: the kit's own"
+def register(commands: argparse._SubParsersAction, ex: exercise.Exercise) -> None:
+    parser = commands.add_parser(
+        "build-web",
+        help="build the student's page as a static site",
+        description=f"Build the students' page of {ex.title} as a static site: the statement, an editor, the tests in the browser.",
     )
+    parser.add_argument("--out", help="where to write it (default: build/web in the exercise's folder)")
+    parser.add_argument("--if-needed", action="store_true", help="build only if an input changed since the last build")
+    add_exercise_option(parser)
     parser.set_defaults(func=cmd_build_web)

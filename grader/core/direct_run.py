@@ -32,7 +32,7 @@ import pytest
 from hypothesis.internal.escalation import current_pytest_item
 from hypothesis.reporting import with_reporter
 
-from grader.core import runner, tests_plugin
+from grader.core import exercise, runner, tests_plugin
 from grader.core.submission import Submission
 
 _CURRENT = "PYTEST_CURRENT_TEST"  # pytest keeps the running test's node id and phase here
@@ -42,17 +42,18 @@ _PYTEST_MARKS = {"skip", "skipif", "xfail", "usefixtures", "filterwarnings"}
 
 @dataclass
 class Tests:
-    """The hidden tests as pytest collected them, in its run order (tests_plugin), each with its node id."""
+    """An exercise's hidden tests as pytest collected them, in its run order (tests_plugin), each with its node id."""
 
+    exercise: exercise.Exercise
     items: list[pytest.Function]
     nodeids: dict[str, str]  # by test name
 
     @classmethod
-    def collect(cls, options: list[str]) -> Tests | None:
-        """The hidden tests, collected by pytest once (with the `options` of the runs it stands for); None if a
+    def collect(cls, ex: exercise.Exercise, options: list[str]) -> Tests | None:
+        """`ex`'s hidden tests, collected by pytest once (with the `options` of the runs it stands for); None if a
         test needs pytest's own run (see the module)."""
         grab = _Grab()
-        done = runner.session(_never, [str(runner.hidden_tests_dir())], plugins=[grab], options=options)
+        done = runner.session(ex, _never, [str(ex.tests_dir)], plugins=[grab], options=options)
         if done.status != "graded" or grab.config is None or not grab.items:
             return None
         config = grab.config
@@ -61,7 +62,7 @@ class Tests:
         items = [item for item in grab.items if isinstance(item, pytest.Function)]
         if len(items) != len(grab.items) or not all(_direct(item) for item in items):
             return None
-        return cls(items, {item.name: node_id(item) for item in items})
+        return cls(ex, items, {item.name: node_id(item) for item in items})
 
     def run(
         self,
@@ -74,12 +75,12 @@ class Tests:
         As runner.session reports it: the verdicts in the order collected, and a submission that
         did not load makes the whole run an error too.
         """
-        points = runner.tier_points()
+        points = runner.tier_points(self.exercise)
         provider = runner.SubmissionProvider(factory)
         wanted = set(nodeids) if nodeids is not None else None
         results: list[runner.TestResult] = []
         shown: list[int] = []
-        with _as_pytest_runs_them():
+        with _as_pytest_runs_them(self.exercise):
             for item in self.items:
                 if wanted is not None and node_id(item) not in wanted:
                     continue
@@ -138,12 +139,12 @@ def _direct(item: pytest.Function) -> bool:
 
 
 @contextmanager
-def _as_pytest_runs_them() -> Iterator[None]:
+def _as_pytest_runs_them(ex: exercise.Exercise) -> Iterator[None]:
     """The hypothesis profile the tests' conftest loads, and what hypothesis's pytest plugin sets for every run."""
     from hypothesis import core
 
     profile = hypothesis.settings.get_current_profile_name()
-    hypothesis.settings.load_profile("kit")
+    tests_plugin.use_profile(ex)
     core.running_under_pytest = True
     core.pytest_shows_exceptiongroups = True  # pytest >= 7.2
     try:

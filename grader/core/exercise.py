@@ -1,10 +1,15 @@
-"""The exercise's metadata, read from problem/exercise.toml (the one source of truth), and its seam."""
+"""An exercise as a value: its metadata, read from problem/exercise.toml (the one source of truth), and its seam.
+
+`load(folder)` reads one; the engine is handed it (a command's --exercise, a Settings, a
+Catalogue) and never looks one up elsewhere. An exercise's own files find theirs with `holding`.
+"""
 
 from __future__ import annotations
 
 import ast
+import hashlib
 import importlib.util
-import os
+import re
 import sys
 import tomllib
 from dataclasses import dataclass, field
@@ -13,19 +18,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-KIT_ROOT = Path(__file__).resolve().parents[2]  # the engine's own folder (and its default exercise)
+KIT_ROOT = Path(__file__).resolve().parents[2]  # the engine's own folder, which holds its default exercise
 ENGINE_ROOT = KIT_ROOT
+# The kit's cache folder: what the engine computes from an exercise (recordings, tables) is kept
+# there, in a folder of the exercise's own (Exercise.cache), never in the exercise's folder.
+CACHE = ENGINE_ROOT / "build" / "cache"
 TIERS = ("examples", "hidden", "properties", "private")
-# The exercise folder chosen with --exercise; inherited by every process the command starts.
-EXERCISE_ENV = "GRADER_EXERCISE_DIR"
 # The seam's parts (exercise.toml's [seam]) and whether each may ship to the page.
 SEAM_PARTS = {"values": True, "trusted": False, "page": False, "explain": False, "widget": True}
-
-
-def exercise_root() -> Path:
-    """The folder holding problem/, solutions/ and hidden_tests/: --exercise's, else the kit's own."""
-    chosen = os.environ.get(EXERCISE_ENV)
-    return Path(chosen).resolve() if chosen else KIT_ROOT
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,9 @@ class Tier:
         return self.browser
 
 
-@dataclass(frozen=True)
+# eq=False: an exercise is one folder's, loaded once (`load`); compared and hashed as that object,
+# so the engine's per-exercise caches can be keyed by it.
+@dataclass(frozen=True, eq=False)
 class Exercise:
     id: str
     title: str
@@ -61,9 +63,25 @@ class Exercise:
     scoring: dict = field(default_factory=dict)  # when points are paid: read by grader/core/scoring.py
     submission_file: str | None = None  # `[submission] file`: a glob naming the file graded among a student's files
     browser_run_budget: float = 20.0
-    root: Path = KIT_ROOT
+    root: Path = KIT_ROOT  # its folder
     seam: dict[str, str] = field(default_factory=dict)  # part -> path in the exercise folder
     counterexample: str = "smallest-drawn"  # [hypothesis] counterexample: "smallest-drawn" (replay.SIMPLEST_STEPS) or "shrunk" (as hypothesis shrinks it)
+
+    @property
+    def tests_dir(self) -> Path:
+        """Its hidden_tests/ folder: one test module per tier, and the conftest that takes the engine's plugin."""
+        return self.root / "hidden_tests"
+
+    @cached_property
+    def cache(self) -> Path:
+        """Where the engine keeps what it computes from this exercise: a folder of the kit's cache folder, by its path."""
+        where = hashlib.sha256(str(self.root).encode("utf-8", "surrogateescape")).hexdigest()[:12]
+        return CACHE / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', self.id)[:40]}-{where}"
+
+    @property
+    def starter(self) -> str:
+        """problem/starter.py: what the page's editor starts with, the code every student was given."""
+        return (self.root / "problem" / "starter.py").read_text(encoding="utf-8")
 
     @property
     def browser_tiers(self) -> tuple[str, ...]:
@@ -175,22 +193,21 @@ def parse(data: dict, root: Path = KIT_ROOT) -> Exercise:
     )
 
 
-def load(path: Path | None = None) -> Exercise:
-    if path is not None:
-        return _load(path)
-    # Asked again for each test of each result (the Gradescope files: 29,000 times for a class of
-    # 290), the choice is looked up, not resolved on the disk again.
-    chosen = os.environ.get(EXERCISE_ENV)
-    return _chosen(chosen, os.getcwd() if chosen and not os.path.isabs(chosen) else None)
+def load(folder: str | Path) -> Exercise:
+    """The exercise in `folder` (its problem/exercise.toml), read once per folder."""
+    return _load(Path(folder).resolve())
 
 
 @cache
-def _chosen(chosen: str | None, cwd: str | None) -> Exercise:
-    """The exercise --exercise named (`chosen`; None: the kit's own); `cwd` tells a relative choice apart."""
-    return _load(exercise_root() / "problem" / "exercise.toml")
+def _load(folder: Path) -> Exercise:
+    with open(folder / "problem" / "exercise.toml", "rb") as f:
+        return parse(tomllib.load(f), folder)
 
 
-@cache
-def _load(path: Path) -> Exercise:
-    with open(path, "rb") as f:
-        return parse(tomllib.load(f), Path(path).resolve().parent.parent)
+def holding(path: str | Path) -> Exercise:
+    """The exercise whose folder holds `path` (a test module, a seam module): the nearest folder above it with
+    problem/exercise.toml. How an exercise's own files find their exercise, wherever it is, the page included."""
+    for folder in Path(path).resolve().parents:
+        if (folder / "problem" / "exercise.toml").is_file():
+            return load(folder)
+    raise LookupError(f"no exercise folder (one with problem/exercise.toml) holds {path}")

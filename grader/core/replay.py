@@ -19,7 +19,8 @@ asks the same strategy (by its repr) at the same place, and every recorded draw 
 anything else hands the test to hypothesis. A test that steers hypothesis (target()) is never
 replayed, nor one whose examples do not survive a JSON round trip, nor one that draws in its body
 from a strategy holding a function (OPAQUE: the same repr could draw otherwise). The file lives in
-build/cache under a digest of what the draws depend on; the page gets it from the web build.
+the exercise's cache folder (Exercise.cache) under a digest of what the draws depend on; the page
+gets it from the web build.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ from grader.core.submission import SubmissionError
 FORMAT = 5  # 2: the draws of st.data() tests; 3: the smallest-drawn pool, ranks across it; 4: its simplest inputs; 5: choices
 # "0" turns replay off (the benchmark's "before", and a way to rule it out when in doubt).
 ENV_SWITCH = "KIT_REPLAY"
-# Where the page (or anyone) keeps a recording of its own; otherwise build/cache holds it.
+# Where the page (or anyone) keeps a recording of its own; otherwise the exercise's cache folder holds it.
 ENV_FILE = "KIT_REPLAY_FILE"
 ENV_COUNTEREXAMPLE = "KIT_COUNTEREXAMPLE"
 PASS, REJECT = "pass", "reject"
@@ -392,19 +393,14 @@ def from_json(data: dict) -> Recording | None:
     return Recording(examples(data["tests"]), skipped, modules, examples(data.get("pool", {})))
 
 
-def tests_dir() -> Path:
-    return exercise.load().root / "hidden_tests"
-
-
 @cache
-def module_digest(module: Path) -> str:
-    """What a test module's drawn examples depend on: its text, the conftest, exercise.toml, the value rule, hypothesis.
+def module_digest(ex: exercise.Exercise, module: Path) -> str:
+    """What a test module of `ex`'s drawn examples depend on: its text, the conftest, exercise.toml, the value rule, hypothesis.
 
     And the engine's tests_plugin.py, which holds the hypothesis profile; all of these ship to the page.
     """
-    ex = exercise.load()
     plugin = exercise.ENGINE_ROOT / "grader" / "core" / "tests_plugin.py"
-    parts = [module, tests_dir() / "conftest.py", ex.root / "problem" / "exercise.toml", plugin]
+    parts = [module, ex.tests_dir / "conftest.py", ex.root / "problem" / "exercise.toml", plugin]
     if ex.path("values") is not None:
         parts.append(ex.path("values"))
     digest = hashlib.sha256(f"{FORMAT}\0{hypothesis.__version__}\0".encode())
@@ -416,37 +412,36 @@ def module_digest(module: Path) -> str:
     return digest.hexdigest()[:20]
 
 
-def cache_path() -> Path:
-    """build/cache/replay-<digest>[-pool].json: the digest also covers the reference and this engine's sources."""
+def cache_path(ex: exercise.Exercise) -> Path:
+    """replay-<digest>[-pool].json in `ex`'s cache folder: the digest also covers the reference and this engine's sources."""
     env = os.environ.get(ENV_FILE)
-    return Path(env) if env else _cache_path(exercise.exercise_root(), pooled())
+    return Path(env) if env else _cache_path(ex, pooled(ex))
 
 
-def pooled() -> bool:
+def pooled(ex: exercise.Exercise) -> bool:
     """Whether the recording holds the smallest-drawn pool (only that setting uses it: it costs seconds to draw)."""
-    return counterexample_mode() == SMALLEST_DRAWN
+    return counterexample_mode(ex) == SMALLEST_DRAWN
 
 
 @cache
-def _cache_path(root: Path, pool: bool) -> Path:
-    ex = exercise.load()
+def _cache_path(ex: exercise.Exercise, pool: bool) -> Path:
     digest = hashlib.sha256()
-    for module in sorted(tests_dir().glob("test_*.py")):
-        digest.update(module_digest(module).encode())
+    for module in sorted(ex.tests_dir.glob("test_*.py")):
+        digest.update(module_digest(ex, module).encode())
     for path in [ex.root / "solutions" / "reference.py", *(exercise.ENGINE_ROOT / name for name in ENGINE_SOURCES)]:
         try:
             digest.update(path.read_bytes())
         except OSError:
             digest.update(b"-")
-    return ex.root / "build" / "cache" / f"replay-{digest.hexdigest()[:20]}{'-pool' if pool else ''}.json"
+    return ex.cache / f"replay-{digest.hexdigest()[:20]}{'-pool' if pool else ''}.json"
 
 
 _loaded: dict[Path, Recording | None] = {}
 
 
-def current() -> Recording | None:
-    """This kit's recording, read once per process; None if there is none (nothing is replayed then)."""
-    path = cache_path()
+def current(ex: exercise.Exercise) -> Recording | None:
+    """`ex`'s recording, read once per process; None if there is none (nothing is replayed then)."""
+    path = cache_path(ex)
     if path not in _loaded:
         try:
             _loaded[path] = from_json(json.loads(path.read_text(encoding="utf-8")))
@@ -462,12 +457,12 @@ def enabled() -> bool:
     return not _recording and os.environ.get(ENV_SWITCH, "1") != "0"
 
 
-def ensure(run: Callable[..., Any], reference: Callable[[], Any] | None = None) -> Recording | None:
-    """The recording, made now with `run` (runner.run) if there is none and the reference is at hand (trusted side only)."""
-    found = current()
+def ensure(ex: exercise.Exercise, run: Callable[..., Any], reference: Callable[[], Any] | None = None) -> Recording | None:
+    """`ex`'s recording, made now with `run` (runner.run) if there is none and the reference is at hand (trusted side only)."""
+    found = current(ex)
     if found is not None or not enabled():
         return found
-    source = exercise.load().root / "solutions" / "reference.py"
+    source = ex.root / "solutions" / "reference.py"
     if reference is None:
         if not source.exists():
             return None  # the page: its recording comes with the site
@@ -475,10 +470,10 @@ def ensure(run: Callable[..., Any], reference: Callable[[], Any] | None = None) 
         def reference():
             from grader.core.submission import load_local
 
-            return load_local(str(source))
+            return load_local(str(source), ex.function)
 
-    recording = record(run, reference, pool=pooled())
-    path = cache_path()
+    recording = record(ex, run, reference, pool=pooled(ex))
+    path = cache_path(ex)
     text = json.dumps(recording.as_json(), ensure_ascii=True)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -494,7 +489,8 @@ def ensure(run: Callable[..., Any], reference: Callable[[], Any] | None = None) 
 class _Capture:
     """A pytest plugin that writes down every example hypothesis gives each @given test."""
 
-    def __init__(self, simplest: bool = False) -> None:
+    def __init__(self, ex: exercise.Exercise, simplest: bool = False) -> None:
+        self.ex = ex
         self.recording = Recording()  # its tests are filled by record(), which ranks them
         self.drawn: dict[str, list[tuple[Any, str, tuple, Any]]] = {}  # test -> (kwargs encoded, outcome, simplicity, choices)
         self._simplest = simplest  # after hypothesis's run, try the simplest inputs too (the smallest-drawn pool)
@@ -512,7 +508,7 @@ class _Capture:
             yield
             return
         name = test_key(item)
-        self.recording.modules[item.path.name] = module_digest(item.path)
+        self.recording.modules[item.path.name] = module_digest(self.ex, item.path)
         inner = handle.inner_test
         examples: list[tuple[Any, str, tuple, Any]] = []
         why: list[str] = []
@@ -785,17 +781,17 @@ def test_key(item: pytest.Item) -> str:
     return f"{item.path.name}::{getattr(item, 'originalname', item.name)}"
 
 
-def record(run: Callable[..., Any], reference: Callable[[], Any], pool: bool = False) -> Recording:
-    """Run every @given test of the hidden tests once against `reference` with `run` (runner.run), writing its examples down.
+def record(ex: exercise.Exercise, run: Callable[..., Any], reference: Callable[[], Any], pool: bool = False) -> Recording:
+    """Run every @given test of `ex`'s hidden tests once against `reference` with `run` (runner.run), writing its examples down.
 
     With `pool`, each test's simplest inputs are tried against the reference too, and those it
     passes make the test's pool.
     """
-    capture = _Capture(simplest=pool)
+    capture = _Capture(ex, simplest=pool)
     global _recording
     _recording, previous = True, _recording
     try:
-        run(reference, "reference", plugins=(capture,))
+        run(ex, reference, "reference", plugins=(capture,))
     finally:
         _recording = previous
     recording = capture.recording
@@ -921,21 +917,21 @@ def _quiet() -> bool:
     return False
 
 
-def run_item(item: pytest.Function) -> bool | None:
-    """pytest_pyfunc_call for a recorded @given test: True once it ran, replayed or handed over to hypothesis."""
+def run_item(item: pytest.Function, ex: exercise.Exercise) -> bool | None:
+    """pytest_pyfunc_call for a recorded @given test of `ex`: True once it ran, replayed or handed over to hypothesis."""
     if not enabled():
         return None
-    recording = current()
+    recording = current(ex)
     examples = recording.tests.get(test_key(item)) if recording is not None else None
     handle = getattr(item.obj, "hypothesis", None)
-    if not examples or handle is None or recording.modules.get(item.path.name) != module_digest(item.path):
+    if not examples or handle is None or recording.modules.get(item.path.name) != module_digest(ex, item.path):
         return None
     funcargs = {name: item.funcargs[name] for name in item._fixtureinfo.argnames}
     tape = None
     if "submission" in funcargs:
-        tape = funcargs["submission"] = Tape(funcargs["submission"], exercise.load().function)
+        tape = funcargs["submission"] = Tape(funcargs["submission"], ex.function)
     inner = handle.inner_test
-    smallest = counterexample_mode() == SMALLEST_DRAWN and tape is not None
+    smallest = counterexample_mode(ex) == SMALLEST_DRAWN and tape is not None
     starts: list[int] = []  # where each example's calls begin on the tape
     raised: list[tuple[int, int]] = []  # (rank, index) of each example that raised where the reference did not
     differs = False
@@ -988,9 +984,9 @@ RAISED = "raised"
 DEPARTED = "departed"  # an st.data() test drew otherwise than the reference's run
 
 
-def counterexample_mode() -> str:
+def counterexample_mode(ex: exercise.Exercise) -> str:
     """exercise.toml's choice; KIT_COUNTEREXAMPLE overrides it, for the benchmark's side-by-side runs only."""
-    return os.environ.get(ENV_COUNTEREXAMPLE) or exercise.load().counterexample
+    return os.environ.get(ENV_COUNTEREXAMPLE) or ex.counterexample
 
 
 def _outcome(inner: Callable, funcargs: dict, kwargs: dict) -> str:

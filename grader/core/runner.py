@@ -8,7 +8,6 @@ import time
 from collections.abc import Callable
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import hypothesis
@@ -41,11 +40,6 @@ def no_local_constants() -> None:
     providers.CONSTANTS_CACHE.cache.clear()  # values drawn from constants seen before this call
 
 
-def hidden_tests_dir() -> Path:
-    """The exercise's hidden_tests/ folder."""
-    return exercise.load().root / "hidden_tests"
-
-
 @dataclass
 class TestResult:
     name: str
@@ -62,15 +56,13 @@ class TestResult:
 
 @dataclass
 class Report:
+    """One submission's verdicts, each with the points the grading policy paid (`scored`)."""
+
     submission: str
     status: str  # graded | error
     message: str
     tests: list[TestResult] = field(default_factory=list)
     duration: float = 0.0
-
-    def __post_init__(self) -> None:
-        # Points come from the grading policy (grader/core/scoring.py), from all the verdicts together.
-        self.tests = scoring.apply(self.tests)
 
     @property
     def score(self) -> float:
@@ -208,10 +200,14 @@ def in_display_order(results: list[TestResult], places: list[int]) -> list[TestR
     return [result for _, result in sorted(zip(places, results), key=lambda pair: pair[0])]
 
 
-def tier_points() -> dict[str, float]:
+def tier_points(ex: exercise.Exercise) -> dict[str, float]:
     """The points a passed test earns, by tier, as the exercise gives them."""
-    ex = exercise.load()
     return {t: ex.tiers[t].points for t in ex.tiers}
+
+
+def scored(ex: exercise.Exercise, tests: list[TestResult]) -> list[TestResult]:
+    """The verdicts with the points the exercise's grading policy pays (grader/core/scoring.py), from all of them together."""
+    return scoring.apply(tests, scoring.policy(ex))
 
 
 def verdict_of(item: pytest.Item, excinfo: pytest.ExceptionInfo | None, output: str, points: dict[str, float]) -> TestResult:
@@ -353,20 +349,20 @@ _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+>")
 
 
 def run(
+    ex: exercise.Exercise,
     factory: Callable[[], Submission],
     name: str,
     tiers: tuple[str, ...] | None = None,
-    tests_dir: Path | None = None,
     quiet: bool = True,
     plugins: tuple[object, ...] = (),
 ) -> Report:
-    """Run the tests of `tiers` against the submission `factory` builds, in this process.
+    """Run the tests of `ex`'s `tiers` against the submission `factory` builds, in this process.
 
     `plugins` are extra pytest plugins, e.g. the page's, which reports each test as it starts.
     """
     started = time.perf_counter()
-    done = session(factory, [str(tests_dir or hidden_tests_dir())], tiers, plugins=plugins, quiet=quiet)
-    return Report(name, done.status, done.message, done.results, time.perf_counter() - started)
+    done = session(ex, factory, [str(ex.tests_dir)], tiers, plugins=plugins, quiet=quiet)
+    return Report(name, done.status, done.message, scored(ex, done.results), time.perf_counter() - started)
 
 
 @dataclass
@@ -379,6 +375,7 @@ class Session:
 
 
 def session(
+    ex: exercise.Exercise,
     factory: Callable[[], Submission],
     targets: list[str],
     tiers: tuple[str, ...] | None = None,
@@ -389,13 +386,12 @@ def session(
     """The one pytest run of the kit: `check`, the page and `pytest hidden_tests` come here, and `grade` collects
     its tests here once, then calls them directly (direct_run), with the verdicts of this run.
 
-    `targets` are the hidden tests' folder or node ids, and `options` more pytest options. A
+    `targets` are `ex`'s hidden tests' folder or node ids, and `options` more pytest options. A
     plugin that ends the session early does so with `last_test`, so the session is not interrupted.
     """
-    ex = exercise.load()
-    replay.ensure(run)  # the property tests' recorded examples, made once per kit version where the reference is
+    replay.ensure(ex, run)  # the property tests' recorded examples, made once per kit version where the reference is
     tiers = tiers or tuple(ex.tiers)
-    collector = Collector(tier_points())
+    collector = Collector(tier_points(ex))
     provider = SubmissionProvider(factory)
     args = [*targets, "-q", "-p", "no:cacheprovider", "--tiers", ",".join(tiers), "-o", "console_output_style=classic"]
     # Verdicts come from the exceptions, not pytest's report text, so pytest prints no traceback

@@ -62,8 +62,9 @@ def parse(ex: exercise.Exercise) -> Policy:
 
 
 @cache
-def policy() -> Policy:
-    return parse(exercise.load())
+def policy(ex: exercise.Exercise) -> Policy:
+    """`ex`'s policy, read once."""
+    return parse(ex)
 
 
 def key(tier: str, name: str) -> str:
@@ -73,9 +74,8 @@ def key(tier: str, name: str) -> str:
     return f"{tier}-{name.removeprefix('test_')}"
 
 
-def points(tests: Sequence[Verdict], rules: Policy | None = None) -> list[tuple[float, float]]:
+def points(tests: Sequence[Verdict], rules: Policy) -> list[tuple[float, float]]:
     """(score, max_score) of each test, in order."""
-    rules = rules or policy()
     status = {(t.tier, t.name): t.status for t in tests}
     twins_ran = any(rules.is_twin(t) for t in tests)
 
@@ -112,7 +112,7 @@ def points(tests: Sequence[Verdict], rules: Policy | None = None) -> list[tuple[
 T = TypeVar("T")
 
 
-def apply(tests: Sequence[T], rules: Policy | None = None) -> list[T]:
+def apply(tests: Sequence[T], rules: Policy) -> list[T]:
     """Copies of the test results (dataclasses) with `score` and `max_score` set by the policy."""
     return [
         dataclasses.replace(test, score=score, max_score=most)  # type: ignore[type-var]

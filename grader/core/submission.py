@@ -9,7 +9,6 @@ import traceback
 import types
 from typing import Any, Protocol
 
-from grader.core import exercise
 from grader.core.checks import Opaque
 
 SUBMISSION_FILENAME = "submission.py"
@@ -79,8 +78,8 @@ def student_traceback(exc: BaseException, filename: str = SUBMISSION_FILENAME) -
 class LocalSubmission(CallsByName):
     """Runs trusted or practice code in this process: the browser, where a student can only cheat themselves."""
 
-    def __init__(self, source: str, function: str | None = None, filename: str = SUBMISSION_FILENAME):
-        self.function = function = function or exercise.load().function
+    def __init__(self, source: str, function: str, filename: str = SUBMISSION_FILENAME):
+        self.function = function
         self.filename = filename
         module = types.ModuleType("submission")
         module.__file__ = filename
@@ -121,7 +120,7 @@ class LocalSubmission(CallsByName):
             ) from None
 
 
-def load_local(path: str) -> LocalSubmission:
-    """Trusted code from a file, decoded as CPython decodes source (a BOM, a coding line)."""
+def load_local(path: str, function: str) -> LocalSubmission:
+    """Trusted code from a file that defines `function`, decoded as CPython decodes source (a BOM, a coding line)."""
     with open(path, "rb") as f:
-        return LocalSubmission(importlib.util.decode_source(f.read()), filename=path)
+        return LocalSubmission(importlib.util.decode_source(f.read()), function, filename=path)

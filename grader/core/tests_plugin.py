@@ -1,6 +1,7 @@
 """The engine's pytest plumbing for an exercise's hidden_tests/: the `submission` fixture, tiers, the hypothesis profile.
 
 Each exercise's hidden_tests/conftest.py takes it whole: `from grader.core.tests_plugin import *`.
+The session's exercise is the one whose folder holds that conftest (`exercise_of`), wherever it is.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import sys
 import traceback
 import types
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,24 +31,48 @@ from grader.core import exercise, replay, runner
 from grader.core.runner import PROVIDER_KEY
 from grader.core.submission import SubmissionError
 
-EXERCISE = exercise.load()
 # Set when this conftest made the provider (`pytest hidden_tests --submission`): the page and
 # `meteor-kit check` bring their own, and their own reporters read each test's report.
 SANDBOXED_KEY = pytest.StashKey[bool]()
-DEFAULT_SUBMISSION = EXERCISE.root / "solutions" / "reference.py"
+EXERCISE_KEY = pytest.StashKey[exercise.Exercise]()
+DEFAULT_SUBMISSION = Path("solutions") / "reference.py"  # in the exercise's folder
 
-settings.register_profile(
-    "kit",
-    derandomize=True,
-    database=None,
-    deadline=None,
-    max_examples=EXERCISE.hypothesis_examples,
-    print_blob=False,
-    # No "explain" phase: its coverage notes name lines of the test file, which students can't act on.
-    phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
-settings.load_profile("kit")
+
+def exercise_of(config: pytest.Config) -> exercise.Exercise:
+    """The session's exercise: the one whose folder holds the conftest that took this plugin."""
+    found = config.stash.get(EXERCISE_KEY, None)
+    if found is None:
+        exercises = _exercises(config.pluginmanager)
+        if len(exercises) != 1:
+            raise pytest.UsageError(f"one exercise's hidden tests at a time, not {len(exercises)}")
+        found = config.stash[EXERCISE_KEY] = exercises.pop()
+    return found
+
+
+def _exercises(plugins: pytest.PytestPluginManager) -> set[exercise.Exercise]:
+    """The exercises whose folders hold a conftest that took this plugin."""
+    conftests = {
+        plugin.__file__
+        for plugin in plugins.get_plugins()
+        if getattr(plugin, "submission", None) is submission and getattr(plugin, "__file__", None)
+    }
+    return {exercise.holding(path) for path in conftests}
+
+
+def use_profile(ex: exercise.Exercise) -> None:
+    """Load the `kit` hypothesis profile, as `ex` sets it."""
+    settings.register_profile(
+        "kit",
+        derandomize=True,
+        database=None,
+        deadline=None,
+        max_examples=ex.hypothesis_examples,
+        print_blob=False,
+        # No "explain" phase: its coverage notes name lines of the test file, which students can't act on.
+        phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    )
+    settings.load_profile("kit")
 
 
 def expected_traceback(err: BaseException, tb: object) -> str:
@@ -141,12 +167,16 @@ _rank_verbosity_once()
 runner.no_local_constants()  # the same inputs whatever else the judging process has imported
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup(EXERCISE.id, f"{EXERCISE.title} exercise")
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    # The conftest registering this plugin is registered already: its exercise names the defaults.
+    found = _exercises(pluginmanager)
+    ex = found.pop() if len(found) == 1 else None
+    group = parser.getgroup(ex.id if ex else "exercise", f"{ex.title} exercise" if ex else "the exercise's hidden tests")
+    budget = f"{ex.budget:g}" if ex else "the exercise's"
     group.addoption(
         "--submission",
         default=None,
-        help=f"the .py file to test (default: {DEFAULT_SUBMISSION.relative_to(EXERCISE.root)}); "
+        help=f"the .py file to test (default: the exercise's {DEFAULT_SUBMISSION.as_posix()}); "
         "it runs in a sandboxed process, never in this one",
     )
     group.addoption(
@@ -157,29 +187,39 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--budget",
         type=float,
-        default=EXERCISE.budget,
-        help=f"seconds the submission may use in all, its loads and calls (default {EXERCISE.budget:g}, as "
+        default=None,
+        help=f"seconds the submission may use in all, its loads and calls (default {budget}, as "
         "`meteor-kit grade`); the tests after that are not run",
     )
     group.addoption(
         "--tiers",
-        default=",".join(EXERCISE.tiers),
-        help=f"comma-separated tiers to run (default: all of {', '.join(EXERCISE.tiers)})",
+        default=None,
+        help=f"comma-separated tiers to run (default: all of {', '.join(ex.tiers) if ex else 'the exercise'})",
     )
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    # Each session, not only on import: a process may have imported this module, then changed profile.
-    settings.load_profile("kit")
+    # Each session, not only on import: a process may have run another exercise's tests, or changed profile.
+    ex = exercise_of(config)
+    use_profile(ex)
     config.addinivalue_line("markers", "tier(name): the exercise tier a test belongs to")
-    unknown = set(_tiers(config)) - set(EXERCISE.tiers)
+    unknown = set(_tiers(config)) - set(ex.tiers)
     if unknown:
-        raise pytest.UsageError(f"--tiers: unknown tier(s) {', '.join(sorted(unknown))}; known: {', '.join(EXERCISE.tiers)}")
+        raise pytest.UsageError(f"--tiers: unknown tier(s) {', '.join(sorted(unknown))}; known: {', '.join(ex.tiers)}")
     # No provider yet: plain `pytest hidden_tests`, whose sandboxed one grader.judging.tests_sandbox adds.
 
 
 def _tiers(config: pytest.Config) -> list[str]:
-    return [t.strip() for t in config.getoption("--tiers").split(",") if t.strip()]
+    chosen = config.getoption("--tiers")
+    if chosen is None:
+        return list(exercise_of(config).tiers)
+    return [t.strip() for t in chosen.split(",") if t.strip()]
+
+
+def budget(config: pytest.Config) -> float:
+    """--budget, else the exercise's."""
+    chosen = config.getoption("--budget")
+    return exercise_of(config).budget if chosen is None else chosen
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -189,6 +229,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     whose inputs students never get, in a fresh child of its own (`SubmissionProvider.get`).
     Reports list the tests as collected (`DISPLAY_KEY`), whatever order they ran in.
     """
+    ex = exercise_of(config)
     wanted = set(_tiers(config))
     keep, drop = [], []
     for item in items:
@@ -198,8 +239,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         config.hook.pytest_deselected(items=drop)
     for shown, item in enumerate(keep):
         item.stash[runner.DISPLAY_KEY] = shown
-        item.stash[runner.STAGE_KEY] = EXERCISE.stage_of(runner.tier_of(item))
-    order = {tier: position for position, tier in enumerate(EXERCISE.run_order)}
+        item.stash[runner.STAGE_KEY] = ex.stage_of(runner.tier_of(item))
+    order = {tier: position for position, tier in enumerate(ex.run_order)}
     keep.sort(key=lambda item: order.get(runner.tier_of(item), len(order)))
     items[:] = keep
 
@@ -245,4 +286,4 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
 @pytest.hookimpl(tryfirst=True)
 def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     """A @given test runs on the examples recorded against the reference, and goes to hypothesis only if one differs."""
-    return replay.run_item(pyfuncitem)
+    return replay.run_item(pyfuncitem, exercise_of(pyfuncitem.config))

@@ -30,41 +30,40 @@ def _load(path, name: str):
 
 
 @cache
-def reference_module():
-    ex = exercise.load()
+def reference_module(ex: exercise.Exercise):
+    """`ex`'s reference solution, loaded in this (trusted) process."""
     return _load(ex.root / "solutions" / "reference.py", f"_exercise_{ex.id}_reference")
 
 
-def trusted():
+def trusted(ex: exercise.Exercise):
     """The exercise's trusted seam module: its misconception models (MODELS, PAIRS) and probes()."""
-    module = exercise.load().module("trusted")
+    module = ex.module("trusted")
     if module is None:
         raise LookupError("exercise.toml's [seam] names no trusted module (the misconception models)")
     return module
 
 
-def value_normalize():
+def value_normalize(ex: exercise.Exercise):
     """How the diagnosis compares returned values: the exercise's value rule's `normalize`, else plain data."""
-    return getattr(exercise.load().module("values"), "normalize", None) or diagnosis_core.normalize
+    return getattr(ex.module("values"), "normalize", None) or diagnosis_core.normalize
 
 
-def probes() -> list[dict]:
+def probes(ex: exercise.Exercise) -> list[dict]:
     """{"args", "kwargs", "origin"} for each probe: the exercise's own inputs and its statement's examples."""
     return [
         {"args": list(p["args"]), "kwargs": dict(p.get("kwargs", {})), "origin": p.get("origin", "probe")}
-        for p in trusted().probes()
+        for p in trusted(ex).probes()
     ]
 
 
 # The table is a pure function of these files. Building it runs every model on every probe
 # (about 0.3 s), which each `check` and `grade` paid before its first submission: it is kept
-# in build/cache under a digest of them instead, next to the web build's caches.
+# in the exercise's cache folder (Exercise.cache) under a digest of them instead.
 ENGINE_SOURCES = ("grader/judging/diagnose.py", "grader/core/diagnosis.py")
 
 
-def table_sources() -> list:
+def table_sources(ex: exercise.Exercise) -> list:
     """The files the table depends on: the engine's diagnosis and the exercise's seam, reference and examples."""
-    ex = exercise.load()
     seam = [ex.path(part) for part in ("values", "trusted") if ex.path(part) is not None]
     return (
         [exercise.ENGINE_ROOT / name for name in ENGINE_SOURCES]
@@ -78,16 +77,16 @@ def table_sources() -> list:
 
 
 @cache
-def _table() -> dict:
+def _table(ex: exercise.Exercise) -> dict:
     digest = hashlib.sha256()
-    for path in table_sources():
+    for path in table_sources(ex):
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    path = exercise.load().root / "build" / "cache" / f"diagnosis-table-{digest.hexdigest()[:20]}.json"
+    path = ex.cache / f"diagnosis-table-{digest.hexdigest()[:20]}.json"
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         pass
-    table = _build_table()
+    table = _build_table(ex)
     try:
         from grader.reports.files import write_atomic
 
@@ -97,21 +96,22 @@ def _table() -> dict:
     return table
 
 
-def _build_table() -> dict:
-    table = {"version": TABLE_VERSION, "function": exercise.load().function, "probes": probes()}
-    table["reference"] = _compact(diagnosis_core.run_probes(reference_module(), table, value_normalize()))
-    table["models"] = [_entry(m, table) for m in trusted().MODELS]
-    table["pairs"] = _evident_pairs(table)
+def _build_table(ex: exercise.Exercise) -> dict:
+    normalize = value_normalize(ex)
+    table = {"version": TABLE_VERSION, "function": ex.function, "probes": probes(ex)}
+    table["reference"] = _compact(diagnosis_core.run_probes(reference_module(ex), table, normalize))
+    table["models"] = [_entry(m, table, normalize) for m in trusted(ex).MODELS]
+    table["pairs"] = _evident_pairs(ex, table)
     return table
 
 
-def _entry(model, table: dict) -> dict:
+def _entry(model, table: dict, normalize) -> dict:
     return {
         "id": model.id,
         "when": model.when,
         "section": model.section,
         "rule": model.rule,
-        "outputs": _compact(diagnosis_core.run_probes(model, table, value_normalize())),
+        "outputs": _compact(diagnosis_core.run_probes(model, table, normalize)),
     }
 
 
@@ -120,13 +120,13 @@ def _compact(outputs: list) -> list:
     return [_compact(x) if isinstance(x, list) else round(x, 12) if isinstance(x, float) else x for x in outputs]
 
 
-def _evident_pairs(table: dict) -> list[dict]:
+def _evident_pairs(ex: exercise.Exercise, table: dict) -> list[dict]:
     """The pairs whose answers show both mistakes, each different from every single model and earlier pair."""
     agree, reference = diagnosis_core.agree, table["reference"]
     singles = {m["id"]: m["outputs"] for m in table["models"]}
     kept: list[dict] = []
-    for model in getattr(trusted(), "PAIRS", []):
-        entry = _entry(model, table)
+    for model in getattr(trusted(ex), "PAIRS", []):
+        entry = _entry(model, table, value_normalize(ex))
         outputs = entry["outputs"]
         wrong = [i for i, got in enumerate(outputs) if not agree(got, reference[i])]
         # Each half must leave a trace: somewhere the pair differs from the other half alone.
@@ -138,11 +138,11 @@ def _evident_pairs(table: dict) -> list[dict]:
     return kept
 
 
-def browser_table() -> dict:
+def browser_table(ex: exercise.Exercise) -> dict:
     """Plain JSON data for the page: the probes, and the reference's and every model's answers to them."""
     import copy
 
-    return copy.deepcopy(_table())
+    return copy.deepcopy(_table(ex))
 
 
 @dataclass
@@ -168,25 +168,27 @@ class Diagnosis:
         return f"\n{label} {self.text}"
 
 
-def diagnose_submission(submission: Any, tests: list[dict] | None = None, budget: float = 30.0) -> Diagnosis | None:
-    """Run the probes through the submission's function and name its mistake; None if it agrees with the reference.
+def diagnose_submission(
+    ex: exercise.Exercise, submission: Any, tests: list[dict] | None = None, budget: float = 30.0
+) -> Diagnosis | None:
+    """Run `ex`'s probes through the submission's function and name its mistake; None if it agrees with the reference.
 
     `tests`: the submission's test results as dicts (optional); when no model matches, the
     smallest failing call of its examples or properties tests is shown.
     """
-    table = _table()
+    table = _table(ex)
     # What the submission prints during probing is not part of any report.
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         if hasattr(submission, "evaluate"):
-            outputs = _probe_in_batches(submission, table, budget)
+            outputs = _probe_in_batches(submission, table, budget, value_normalize(ex))
         else:
             guard = diagnosis_core.ProbeGuard(MAX_TIMEOUTS, budget)
-            outputs = diagnosis_core.run_probes(submission, table, value_normalize(), guard)
+            outputs = diagnosis_core.run_probes(submission, table, value_normalize(ex), guard)
     cut_short = any(out == {"error": "not_run"} for out in outputs)
     if cut_short and not all(isinstance(out, dict) and "error" in out for out in outputs):
         return None  # some probes never ran: the answers we have could point at the wrong mistake
     failing = diagnosis_core.failing_calls(tests, table["function"]) if tests else []
-    found = _diagnose_outputs(outputs, failing)
+    found = _diagnose_outputs(table, outputs, failing)
     if found is None:
         return None
     return Diagnosis(
@@ -200,7 +202,7 @@ def diagnose_submission(submission: Any, tests: list[dict] | None = None, budget
     )
 
 
-def _probe_in_batches(sandbox: Any, table: dict, budget: float) -> list:
+def _probe_in_batches(sandbox: Any, table: dict, budget: float, normalize) -> list:
     """The probes' answers from a sandbox, all calls in one round trip (more only after a failure).
 
     The same answers as run_probes, under the same guard.
@@ -208,7 +210,6 @@ def _probe_in_batches(sandbox: Any, table: dict, budget: float) -> list:
     from grader.sandbox.host import decode
 
     calls = [[list(p["args"]), p["kwargs"]] for p in table["probes"]]
-    normalize = value_normalize()
     guard = diagnosis_core.ProbeGuard(MAX_TIMEOUTS, budget)
     outputs: list = []
     while len(outputs) < len(calls):
@@ -224,31 +225,35 @@ def _probe_in_batches(sandbox: Any, table: dict, budget: float) -> list:
     return outputs
 
 
-_FOUND: dict[str, dict | None] = {}  # what diagnose_outputs said, by its input: a class repeats a few kinds
+_FOUND: dict[tuple[int, str], dict | None] = {}  # what diagnose_outputs said, by its input: a class repeats a few kinds
 
 
-def _diagnose_outputs(outputs: list, failing: list[str]) -> dict | None:
-    key = json.dumps([outputs, failing])
+def _diagnose_outputs(table: dict, outputs: list, failing: list[str]) -> dict | None:
+    key = (id(table), json.dumps([outputs, failing]))  # a table lives as long as the process (_table's cache)
     if key not in _FOUND:
         if len(_FOUND) > 10_000:
             _FOUND.clear()
-        _FOUND[key] = diagnosis_core.diagnose_outputs(outputs, _table(), failing)
+        _FOUND[key] = diagnosis_core.diagnose_outputs(outputs, table, failing)
     found = _FOUND[key]
     return dict(found) if found is not None else None
 
 
-def diagnose_path(path, report, budget: float = 30.0) -> Diagnosis | None:
+def diagnose_path(ex: exercise.Exercise, path, report, budget: float = 30.0) -> Diagnosis | None:
     """The diagnosis of a submission file, run in its own sandbox within `budget` seconds; `report` is its runner.Report."""
     from grader.judging.discovery import read_source
     from grader.sandbox.host import SandboxedSubmission
 
-    ex = exercise.load()
     return diagnose_made(
-        lambda: SandboxedSubmission(path, ex.function, ex.call_timeout, source=read_source(path), budget=budget), report, budget
+        ex,
+        lambda: SandboxedSubmission(
+            path, ex.function, ex.call_timeout, source=read_source(path), budget=budget, signature=ex.signature
+        ),
+        report,
+        budget,
     )
 
 
-def diagnose_made(make, report, budget: float = 30.0) -> Diagnosis | None:
+def diagnose_made(ex: exercise.Exercise, make, report, budget: float = 30.0) -> Diagnosis | None:
     """The diagnosis of the submission that `make()` loads in a fresh jail; `report` is its runner.Report."""
     from grader.core.submission import LoadError
 
@@ -261,7 +266,7 @@ def diagnose_made(make, report, budget: float = 30.0) -> Diagnosis | None:
             if attempt:
                 return None
     try:
-        return diagnose_submission(submission, tests=[asdict(t) for t in report.tests], budget=min(budget, 30.0))
+        return diagnose_submission(ex, submission, tests=[asdict(t) for t in report.tests], budget=min(budget, 30.0))
     finally:
         submission.close()
 
@@ -270,5 +275,8 @@ if __name__ == "__main__":
     import json
     import sys
 
-    json.dump(browser_table(), sys.stdout, ensure_ascii=False)
+    # python -m grader.judging.diagnose [EXERCISE_DIR]: the table the page gets (default: the kit's own exercise)
+    json.dump(
+        browser_table(exercise.load(sys.argv[1] if len(sys.argv) > 1 else exercise.KIT_ROOT)), sys.stdout, ensure_ascii=False
+    )
     print()

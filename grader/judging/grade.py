@@ -46,6 +46,9 @@ class Deferred(Exception):
 
 @dataclass(frozen=True)
 class Settings:
+    """What a class is graded with: the exercise, and the limits; the workers get it as they fork."""
+
+    exercise: exercise.Exercise
     timeout: float
     budget: float
     memo: bool = True
@@ -61,7 +64,7 @@ class Grader:
         self.settings = settings
         self.tests = tests
         self.memo = Memo()
-        self.ex = exercise.load()
+        self.ex = settings.exercise
         self.jail: Jail | None = None  # one jail for all this grader's submissions, one at a time
         self.on_slow: Callable[[], None] | None = None
         # Asked with a new behaviour's key before it is run for real: False means another worker
@@ -101,6 +104,7 @@ class Grader:
                 source=prepared.source,
                 filename=SUBMISSION_FILENAME,
                 budget=self.settings.budget,
+                signature=self.ex.signature,
                 jail=self.jail,
                 modules=prepared.modules,
             )
@@ -115,7 +119,7 @@ class Grader:
             result = report.as_json()
             result["duration"] = round(time.monotonic() - started, 3)
             result["from_memo"] = remembered
-            result["diagnosis"] = _diagnosis(sandbox, result)
+            result["diagnosis"] = _diagnosis(self.ex, sandbox, result)
             return result, traces
         finally:
             sandbox.close()
@@ -167,7 +171,7 @@ class Grader:
     def _report(self, name: str, status: str, message: str, known: dict[str, runner.TestResult]) -> runner.Report:
         """The verdicts in `known`, as reports list them (Catalogue.template)."""
         ordered = [known.pop(n) for n in self.tests.names if n in known] + list(known.values())
-        return runner.Report(name, status, message, ordered)
+        return runner.Report(name, status, message, runner.scored(self.ex, ordered))
 
     def _next_stage(self, sandbox: SandboxedSubmission, names: list[str], known: dict[str, runner.TestResult]) -> bool:
         """A fresh child for the stage of `names`, as a full run starts one; False (each test's verdict in
@@ -264,7 +268,7 @@ class Grader:
         """
         recorder = Recorder(sandbox, prefixes, ahead)
         try:
-            outcome, _ = run_tests(lambda: recorder, [self.tests.nodeids[n] for n in missing], stop=sandbox.spent)
+            outcome, _ = run_tests(self.ex, lambda: recorder, [self.tests.nodeids[n] for n in missing], stop=sandbox.spent)
         finally:
             recorder.finish()
         for test in outcome.tests:
@@ -319,7 +323,7 @@ def _longest(budget: float) -> float:
     return 4 * budget
 
 
-def _diagnosis(sandbox: SandboxedSubmission, result: dict) -> dict | None:
+def _diagnosis(ex: exercise.Exercise, sandbox: SandboxedSubmission, result: dict) -> dict | None:
     """What misconception explains the failures (None when nothing failed)."""
     if result["status"] != "graded" or result["passed"] == len(result["tests"]):
         return None
@@ -330,7 +334,7 @@ def _diagnosis(sandbox: SandboxedSubmission, result: dict) -> dict | None:
     try:
         # A fresh child, as `check` probes it: what the tests asked before cannot change the diagnosis.
         sandbox.restart()
-        found = diagnose_submission(sandbox, result["tests"])
+        found = diagnose_submission(ex, sandbox, result["tests"])
     except LoadError:
         return None
     if found is None:
@@ -525,8 +529,8 @@ class _Explorers:
 
 
 def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progress | None = None) -> list[dict]:
-    prepare_before_fork()
-    tests = catalogue()
+    prepare_before_fork(settings.exercise)
+    tests = catalogue(settings.exercise)
     template = tests.template
     context = multiprocessing.get_context("fork")
     traces: list[tuple[int, bytes]] = []  # (the worker that made them, a submission's new traces packed)

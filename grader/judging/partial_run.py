@@ -99,26 +99,27 @@ class _Only:
 
 
 @cache
-def collected() -> Tests | None:
-    """The hidden tests as pytest collected them, once per process, to call directly (direct_run); None where
+def collected(ex: exercise.Exercise) -> Tests | None:
+    """`ex`'s hidden tests as pytest collected them, once per process, to call directly (direct_run); None where
     some need pytest's own run."""
-    return Tests.collect(FAST)
+    return Tests.collect(ex, FAST)
 
 
 def run_tests(
+    ex: exercise.Exercise,
     factory: Callable[[], Submission],
     nodeids: list[str] | None = None,
     stop: Callable[[], str | None] | None = None,
     direct: bool = True,
 ) -> tuple[Outcome, dict[str, str]]:
-    """Run the tests named by `nodeids` (all tests when None); also returns every test's node id.
+    """Run `ex`'s tests named by `nodeids` (all tests when None); also returns every test's node id.
 
     `stop`, if given, is asked after each test: a reason ends the run there, and the tests
     not run are left out of the outcome (the caller reports them as not run, with the reason).
     `direct`: each test called as pytest would (direct_run), where the tests allow it; else
     (and with False) through a pytest session.
     """
-    tests = collected() if direct else None
+    tests = collected(ex) if direct else None
     if tests is not None:
         done = tests.run(factory, nodeids, stop)
         return Outcome(done.results, done.status, done.message), dict(tests.nodeids)
@@ -127,18 +128,18 @@ def run_tests(
     plugins: list[object] = [ids, stopper]
     if nodeids:
         plugins.append(_Only(nodeids))
-    targets = [str(runner.hidden_tests_dir())]
-    done = runner.session(factory, targets, plugins=plugins, options=FAST)
+    done = runner.session(ex, factory, [str(ex.tests_dir)], plugins=plugins, options=FAST)
     return Outcome(done.results, done.status, done.message), ids.ids
 
 
 @dataclass
 class Catalogue:
-    """Every test, as reports list them: its verdict shape for a submission that cannot load, and its node id.
+    """Every test of an exercise, as reports list them: its verdict shape for a submission that cannot load, and its node id.
 
     `stages`: the tests' names in run order, one list per child that answers them (Exercise.stages).
     """
 
+    exercise: exercise.Exercise
     template: list[dict]
     nodeids: dict[str, str]
     stages: list[list[str]]
@@ -148,28 +149,27 @@ class Catalogue:
         return [t["name"] for t in self.template]
 
 
-def catalogue() -> Catalogue:
-    """Taken from a real run against a submission that does not load, not rebuilt by hand."""
+def catalogue(ex: exercise.Exercise) -> Catalogue:
+    """`ex`'s tests, taken from a real run against a submission that does not load, not rebuilt by hand."""
 
     def refuse():
         raise LoadError("-")
 
-    outcome, ids = run_tests(refuse)
-    tests = runner.Report("", "error", "", outcome.tests).tests  # max_score as the grading policy says
+    outcome, ids = run_tests(ex, refuse)
+    tests = runner.scored(ex, outcome.tests)  # max_score as the grading policy says
     template = [{**vars(t), "message": ""} for t in tests]
-    return Catalogue(template, ids, stages(template))
+    return Catalogue(ex, template, ids, stages(ex, template))
 
 
-def stages(template: list[dict]) -> list[list[str]]:
+def stages(ex: exercise.Exercise, template: list[dict]) -> list[list[str]]:
     """The tests of `template` (as reports list them) in run order, one list per stage (Exercise.stages)."""
-    ex = exercise.load()
     order = {tier: position for position, tier in enumerate(ex.run_order)}
     ran = sorted(template, key=lambda t: order.get(t["tier"], len(order)))  # stable: each tier's tests keep their order
     numbers = sorted({ex.stage_of(t["tier"]) for t in ran})
     return [[t["name"] for t in ran if ex.stage_of(t["tier"]) == number] for number in numbers]
 
 
-def prepare_before_fork() -> None:
+def prepare_before_fork(ex: exercise.Exercise) -> None:
     """Do once, before the workers fork, what every run of every worker needs the same.
 
     The inputs hypothesis draws must be a function of the answers alone: it mixes in the literal
@@ -180,7 +180,7 @@ def prepare_before_fork() -> None:
     """
     from grader.judging import diagnose
 
-    diagnose._table()  # built once here, before workers fork, not once per worker
+    diagnose._table(ex)  # built once here, before workers fork, not once per worker
     runner.no_local_constants()
-    replay.ensure(runner.run)  # likewise the property tests' recorded examples
-    collected()  # and the hidden tests, collected
+    replay.ensure(ex, runner.run)  # likewise the property tests' recorded examples
+    collected(ex)  # and the hidden tests, collected

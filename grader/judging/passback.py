@@ -67,9 +67,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def load(args: argparse.Namespace) -> Passback:
-    """The roster and adjustments named on the command line, checked; UsageError for either's problem."""
-    ex = exercise.load()
+def load(args: argparse.Namespace, ex: exercise.Exercise) -> Passback:
+    """The roster and adjustments named on the command line for `ex`, checked; UsageError for either's problem."""
     if getattr(args, "roster", None) and getattr(args, "shard", None):
         # A shard's gradebook would give every student of the other shards a 0.
         raise UsageError("--roster with --shard: give --roster to `meteor-kit merge`, which sees the whole class")
@@ -131,8 +130,8 @@ def apply(document: dict, passback: Passback) -> Done:
     return done
 
 
-def write(out: Path, document: dict, passback: Passback, done: Done) -> None:
-    """The gradebook, unmatched.csv, feedback/ (and Moodle's zip): only with a roster or adjustments.
+def write(out: Path, document: dict, passback: Passback, done: Done, ex: exercise.Exercise) -> None:
+    """The gradebook, unmatched.csv, feedback/ (and Moodle's zip) of a class graded on `ex`: only with a roster or adjustments.
 
     A file that cannot be written is listed in the document's `unwritten` (the report and the
     summary show it), and the others are written still.
@@ -142,7 +141,6 @@ def write(out: Path, document: dict, passback: Passback, done: Done) -> None:
     results = document["submissions"]
     roster, matched = passback.roster, done.matched
     owners: dict[int, Student] = matched.by_result if matched else {}
-    title = exercise.load().title
     unwritten: list[dict] = []
     pages: list = []
 
@@ -151,7 +149,7 @@ def write(out: Path, document: dict, passback: Passback, done: Done) -> None:
             done.files.append(name)
 
     def render() -> None:
-        pages.extend((i, r, owners.get(i), *feedback.render(r, owners.get(i), title)) for i, r in enumerate(results))
+        pages.extend((i, r, owners.get(i), *feedback.render(r, owners.get(i), ex)) for i, r in enumerate(results))
 
     rendered = attempt(unwritten, "feedback/", render)
     if roster is not None and matched is not None:

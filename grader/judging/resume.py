@@ -32,19 +32,20 @@ LOAD_OUT_OF_TIME = (
 
 
 @functools.cache
-def kit_version() -> str:
+def kit_version(ex: exercise.Exercise) -> str:
+    """A digest of every file that judges `ex`'s submissions: the engine's and the exercise's."""
     digest = hashlib.sha256()
     for folder in JUDGES:
-        root = exercise.ENGINE_ROOT if folder == "grader" else exercise.load().root
+        root = exercise.ENGINE_ROOT if folder == "grader" else ex.root
         for path in sorted((root / folder).rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts:
                 digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 
 
-def key(source: str, problem: str, settings: dict) -> str:
-    """The key of one submission's result."""
-    text = json.dumps([kit_version(), source, problem, settings], sort_keys=True, ensure_ascii=True)
+def key(ex: exercise.Exercise, source: str, problem: str, settings: dict) -> str:
+    """The key of one submission's result for `ex`."""
+    text = json.dumps([kit_version(ex), source, problem, settings], sort_keys=True, ensure_ascii=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 

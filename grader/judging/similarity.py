@@ -18,8 +18,6 @@ import signal
 import tokenize
 from typing import Any
 
-from grader.core import exercise
-
 K = 25  # characters of tokenized code in a k-gram: copydetect's default noise threshold
 WINDOW = 1  # keep every k-gram: the files are short, and recall matters more than speed here
 THRESHOLD = 0.75  # flagged when a file shares this much of its tokens with another
@@ -52,8 +50,11 @@ def digest_of(tokens: str) -> bytes:
     return hashlib.sha256(tokens.encode("utf-8", "replace")).digest()
 
 
-def similar_pairs(results: list[dict]) -> list[dict]:
-    """Pairs of submissions whose code overlaps, most overlap first: {"a", "b", "overlap", "identical"}."""
+def similar_pairs(results: list[dict], starter: str) -> list[dict]:
+    """Pairs of submissions whose code overlaps, most overlap first: {"a", "b", "overlap", "identical"}.
+
+    `starter`: the code every student was given (the exercise's problem/starter.py), which overlaps nothing.
+    """
     import numpy as np
     from copydetect import CodeFingerprint
 
@@ -62,7 +63,7 @@ def similar_pairs(results: list[dict]) -> list[dict]:
         K,
         WINDOW,
         language="python",
-        fp=io.StringIO(exercise.load().root.joinpath("problem", "starter.py").read_text(encoding="utf-8")),
+        fp=io.StringIO(starter),
     )
     boilerplate = np.array(sorted(starter.hashes), dtype=np.int64)
     # Files with the same tokenized code (a copy with names changed, comments or layout too)
@@ -206,11 +207,11 @@ class InBackground:
     the diverse class of 300 files the check took 4.4 s after the grading; it now goes on during it.
     """
 
-    def __init__(self, entries: list[dict]) -> None:
+    def __init__(self, entries: list[dict], starter: str) -> None:
         self.entries = entries
         context = multiprocessing.get_context("fork")
         self._answer, send = context.Pipe(duplex=False)
-        self._process = context.Process(target=_in_background, args=(send, entries), daemon=True)
+        self._process = context.Process(target=_in_background, args=(send, entries, starter), daemon=True)
         self._process.start()
         send.close()
 
@@ -234,13 +235,13 @@ class InBackground:
         self._answer.close()
 
 
-def _in_background(answer, entries: list[dict]) -> None:
+def _in_background(answer, entries: list[dict], starter: str) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl+C stops the grading; the grader says what happens to this
     try:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     except (OSError, AttributeError):
         pass
     try:
-        answer.send((True, similar_pairs(entries)))
+        answer.send((True, similar_pairs(entries, starter)))
     except Exception as exc:  # copydetect missing, or failing: the grader tries again itself, and says why
         answer.send((False, repr(exc)))

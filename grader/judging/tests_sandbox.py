@@ -6,12 +6,14 @@ plugin is active and nothing else brought a submission: the page has no sandbox 
 points, and `meteor-kit check` and `grade` bring their own provider. In any other pytest
 session (the kit's own tests) it does nothing, and imports nothing until it must. The tests
 run public tiers first, and each secret tier from a fresh child of the same sandbox
-(runner.SubmissionProvider, Exercise.stages).
+(runner.SubmissionProvider, Exercise.stages). The exercise is the one whose folder holds the
+conftest (tests_plugin.exercise_of), wherever it is.
 """
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -30,15 +32,14 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[tests_plugin.SANDBOXED_KEY] = True
 
 
-def _require_isolation(config: pytest.Config) -> None:
-    """Refuse (exit 2) where submissions could not be isolated, as `meteor-kit check` does."""
-    from grader.sandbox.host import isolation, isolation_note, refusal
+def _require_isolation(config: pytest.Config, hidden: list[Path]) -> None:
+    """Refuse (exit 2) where submissions could not be isolated, as `meteor-kit check` does; `hidden`: what the
+    jails must not read besides the kit (the exercise, the submission)."""
+    from grader.sandbox.host import enter_mode, isolation, refusal
 
-    mode = isolation()
-    if mode == "none" and not config.getoption("--no-sandbox"):
+    if isolation() == "none" and not config.getoption("--no-sandbox"):
         pytest.exit(refusal("pytest hidden_tests"), returncode=2)
-    if isolation_note(mode):
-        print(isolation_note(mode), file=sys.stderr)
+    enter_mode("pytest hidden_tests", True, hidden)
 
 
 def _sandboxed(config: pytest.Config):
@@ -46,11 +47,16 @@ def _sandboxed(config: pytest.Config):
     from grader.judging.discovery import read_source
     from grader.sandbox.host import SandboxedSubmission
 
-    _require_isolation(config)
-    ex = tests_plugin.EXERCISE
-    path = config.getoption("--submission") or tests_plugin.DEFAULT_SUBMISSION
+    ex = tests_plugin.exercise_of(config)
+    path = config.getoption("--submission") or ex.root / tests_plugin.DEFAULT_SUBMISSION
+    _require_isolation(config, [ex.root, Path(path)])
     submission = SandboxedSubmission(
-        path, ex.function, ex.call_timeout, source=read_source(path), budget=config.getoption("--budget")
+        path,
+        ex.function,
+        ex.call_timeout,
+        source=read_source(path),
+        budget=tests_plugin.budget(config),
+        signature=ex.signature,
     )
     config.add_cleanup(submission.close)
     return submission

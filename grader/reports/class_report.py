@@ -24,7 +24,6 @@ from typing import Any
 from pygments.formatters import HtmlFormatter
 
 from grader.core import diagnosis as diagnosis_core
-from grader.core import exercise
 from grader.core.safe_text import safe_name, unique_name
 from grader.reports.adjust import final_score
 from grader.reports.feedback import adjustments_html, report_banner
@@ -461,11 +460,10 @@ def _score_cell(sub: dict) -> str:
     )
 
 
-def render(results: dict) -> str:
-    """report.html: the class at a glance, and one sortable row per student linking to their page."""
+def render(results: dict, title: str) -> str:
+    """report.html: the class at a glance, and one sortable row per student linking to their page; `title`: the exercise's."""
     subs = _sorted(results)
     names = page_names(subs)
-    title = results.get("title") or exercise.load().title
     counts = tally(subs)
     scored = [fraction(s) for s in subs if category(s) == "graded"]
     troubled = [(i, s, _troubles(s)) for i, s in enumerate(subs)]
@@ -686,10 +684,9 @@ def student_page(sub: dict, title: str, similar: list[dict] | None = None) -> st
     return "\n".join(out)
 
 
-def pages(results: dict) -> dict[str, str]:
-    """Every student's page, by file name in the report/ folder."""
+def pages(results: dict, title: str) -> dict[str, str]:
+    """Every student's page, by file name in the report/ folder; `title`: the exercise's."""
     subs = _sorted(results)
-    title = results.get("title") or exercise.load().title
     similar: dict[str, list[dict]] = {}
     for pair in results.get("similar") or []:
         similar.setdefault(pair["a"], []).append(pair)

@@ -14,6 +14,7 @@ import re
 import time
 import zipfile
 
+from grader.core.exercise import Exercise
 from grader.core.safe_text import for_terminal, safe_name, unique_name
 from grader.reports.adjust import describe, final_score
 from grader.reports.gradescope import student_message
@@ -54,9 +55,9 @@ def md_block(text: str, indent: str = "  ") -> list[str]:
     return [indent + line for line in [fence + "text", *for_terminal(text).splitlines(), fence]]
 
 
-def _failed(result: dict) -> list[tuple[str, str]]:
+def _failed(result: dict, ex: Exercise) -> list[tuple[str, str]]:
     """(name, message) of each test not passed, as a student may see them."""
-    return [(f"{t['tier']}: {t['name']}", student_message(t)) for t in result.get("tests", []) if t.get("status") != "pass"]
+    return [(f"{t['tier']}: {t['name']}", student_message(t, ex)) for t in result.get("tests", []) if t.get("status") != "pass"]
 
 
 def _score_line(result: dict) -> tuple[str, str]:
@@ -69,12 +70,13 @@ def _score_line(result: dict) -> tuple[str, str]:
     return f"{score:g} / {top:g}{share}", was
 
 
-def render(result: dict, student: Student | None, title: str) -> tuple[str, str]:
-    """One student's feedback: (Markdown, HTML)."""
+def render(result: dict, student: Student | None, ex: Exercise) -> tuple[str, str]:
+    """One student's feedback on `ex`: (Markdown, HTML)."""
+    title = ex.title
     name = (student.name if student else "") or str((result.get("student") or {}).get("name") or result.get("submission", ""))
     score, was = _score_line(result)
     late = (result.get("student") or {}).get("late")
-    failed = _failed(result)
+    failed = _failed(result, ex)
     tests = result.get("tests") or []
     diagnosis = (result.get("diagnosis") or {}).get("text") or ""
     adjustments = [describe(e) for e in result.get("adjustments", [])]

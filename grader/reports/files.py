@@ -12,6 +12,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from grader.core.exercise import Exercise
 from grader.core.safe_text import clean, for_csv, safe_name, unique_name, valid
 from grader.reports.adjust import describe, final_score
 from grader.reports.gradescope import to_gradescope
@@ -78,8 +79,8 @@ def _identity_cells(result: dict) -> list[str]:
     return cells + [for_csv(str(result.get("note") or ""))]
 
 
-def write_outputs(out: Path, document: dict) -> list[dict]:
-    """Every file of the class into `out`; what could not be written, each with its error.
+def write_outputs(out: Path, document: dict, ex: Exercise) -> list[dict]:
+    """Every file of the class graded on `ex` into `out`; what could not be written, each with its error.
 
     A writer that fails (a disk full, a name the file system refuses) costs its own file only:
     the others are written, its error goes into the report, results.json and the summary, and
@@ -101,18 +102,22 @@ def write_outputs(out: Path, document: dict) -> list[dict]:
         reporter = None
     if reporter == 0:
         try:
-            _write_pages(out, document)
+            _write_pages(out, document, ex.title)
         except BaseException:
             os._exit(1)
         os._exit(0)
-    attempt(unwritten, "gradescope/", lambda: replace_folder(out / "gradescope", lambda into: _write_gradescope(into, results)))
+    attempt(
+        unwritten, "gradescope/", lambda: replace_folder(out / "gradescope", lambda into: _write_gradescope(into, results, ex))
+    )
     attempt(unwritten, "grades.csv", lambda: write_atomic(out / "grades.csv", grades_csv(results)))
     if reporter is None or os.waitpid(reporter, 0)[1] != 0:
         _sweep(out)  # what a killed second process left
-        attempt(unwritten, "report/", lambda: _write_pages(out, document))  # no second process, or it failed: here, then
+        attempt(
+            unwritten, "report/", lambda: _write_pages(out, document, ex.title)
+        )  # no second process, or it failed: here, then
     # report.html after every other writer, so that it names any that failed.
     shown = {**document, "unwritten": unwritten}
-    attempt(unwritten, "report.html", lambda: write_atomic(out / "report.html", class_report.render(shown)))
+    attempt(unwritten, "report.html", lambda: write_atomic(out / "report.html", class_report.render(shown, ex.title)))
     # Last: results.json is what other tools wait for.
     write_atomic(out / "results.json", results_json(shown if unwritten else document))
     return unwritten
@@ -162,37 +167,37 @@ def _sweep(out: Path) -> None:
             shutil.rmtree(path, ignore_errors=True)
 
 
-def _write_gradescope(folder: Path, results: list[dict]) -> None:
+def _write_gradescope(folder: Path, results: list[dict], ex: Exercise) -> None:
     """One folder per submission holding Gradescope's results.json."""
     used: set[str] = set()
     for r in results:
         name = unique_name(safe_name(r["submission"]), used)
         (folder / name).mkdir()
-        (folder / name / "results.json").write_text(json.dumps(_gradescope(r)), encoding="utf-8")
+        (folder / name / "results.json").write_text(json.dumps(_gradescope(r, ex)), encoding="utf-8")
 
 
-def _write_pages(out: Path, document: dict) -> None:
-    """report/, one page per student (the folder of pages report.html links to)."""
+def _write_pages(out: Path, document: dict, title: str) -> None:
+    """report/, one page per student (the folder of pages report.html links to); `title`: the exercise's."""
     from grader.reports import class_report
 
     def fill(folder: Path) -> None:
-        for name, page in class_report.pages(document).items():
+        for name, page in class_report.pages(document, title).items():
             (folder / name).write_text(page, encoding="utf-8")
 
     replace_folder(out / class_report.PAGES, fill)
 
 
-def write_report(out: Path, document: dict) -> None:
-    """report/ and report.html, in this process."""
+def write_report(out: Path, document: dict, title: str) -> None:
+    """report/ and report.html, in this process; `title`: the exercise's."""
     from grader.reports import class_report
 
-    _write_pages(out, document)
-    write_atomic(out / "report.html", class_report.render(document))
+    _write_pages(out, document, title)
+    write_atomic(out / "report.html", class_report.render(document, title))
 
 
-def _gradescope(result: dict) -> dict:
+def _gradescope(result: dict, ex: Exercise) -> dict:
     """Gradescope's result, with the adjusted score and its reasons where --adjust changed it."""
-    shown = to_gradescope(result)
+    shown = to_gradescope(result, ex)
     if "adjusted_score" in result:
         shown["score"] = final_score(result)
         lines = "\n".join(f"- {describe(e)}" for e in result["adjustments"])

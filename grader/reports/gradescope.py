@@ -31,12 +31,12 @@ SECRET_DETAIL = {
 }
 
 
-def to_gradescope(result: dict) -> dict:
-    """One submission's result in Gradescope's results.json format."""
+def to_gradescope(result: dict, ex: exercise.Exercise) -> dict:
+    """One submission's result on `ex` in Gradescope's results.json format."""
     tests = []
     for number, test in enumerate(result["tests"], start=1):
         tier = test["tier"]
-        message = student_message(test)
+        message = student_message(test, ex)
         lines = [message] if message else []
         if test["output"] and tier in SHOWS_PRINTED:
             lines.append("printed:\n" + test["output"])
@@ -61,7 +61,7 @@ def to_gradescope(result: dict) -> dict:
     }
 
 
-def student_message(test: dict) -> str:
+def student_message(test: dict, ex: exercise.Exercise) -> str:
     """A test's message as a student may read it (the feedback files show the same).
 
     What the submission chose to say (an exception's text, a returned string) is shown only where
@@ -71,10 +71,10 @@ def student_message(test: dict) -> str:
     """
     if test["message"].startswith(INTERNAL_FAILURES):
         return GRADER_FAILED
-    tier = exercise.load().tiers.get(test["tier"])
+    tier = ex.tiers.get(test["tier"])
     if tier is not None and tier.public and tier.shows_inputs:
         return test["message"]
-    return _secret_safe(test, public=tier is not None and tier.public)
+    return _secret_safe(test, ex, public=tier is not None and tier.public)
 
 
 def _summary(result: dict) -> str:
@@ -89,9 +89,9 @@ def _summary(result: dict) -> str:
 
 
 @cache
-def _value_rule(root) -> tuple[re.Pattern, re.Pattern, str, str]:
+def _value_rule(ex: exercise.Exercise) -> tuple[re.Pattern, re.Pattern, str, str]:
     """(safe messages, the expected value's pattern, what a failure returned, what a safe failure returned)."""
-    values = exercise.load().module("values")
+    values = ex.module("values")
     never = r"(?!)"
     safe = re.compile("|".join(getattr(values, "SAFE_MESSAGES", ())) or never)
     expected = re.compile(getattr(values, "EXPECTED", never))
@@ -99,7 +99,7 @@ def _value_rule(root) -> tuple[re.Pattern, re.Pattern, str, str]:
     return safe, expected, wrong, getattr(values, "OTHER_VALUE", "it returned another value")
 
 
-def _secret_safe(test: dict, public: bool) -> str:
+def _secret_safe(test: dict, ex: exercise.Exercise, public: bool) -> str:
     """The message of a test whose input is not shown, without anything the submission could fill with an input.
 
     A `public` tier's tests (the hidden tier: shipped to the page, its inputs not shown) keep the
@@ -107,7 +107,7 @@ def _secret_safe(test: dict, public: bool) -> str:
     few characters of the input, and with the input secret, the wrong number tells the student
     nothing they can act on.
     """
-    safe_messages, expected_value, wrong_value, other_value = _value_rule(exercise.load().root)
+    safe_messages, expected_value, wrong_value, other_value = _value_rule(ex)
     message = test["message"]
     if not message or (public and safe_messages.fullmatch(message)):
         return message

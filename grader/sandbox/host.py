@@ -87,8 +87,8 @@ class SandboxedSubmission(CallsByName):
         self._loading = Loading(
             source,
             filename or self.path.name,
-            function or exercise.load().function,
-            signature or exercise.load().signature,
+            function or exercise.load(exercise.KIT_ROOT).function,  # the callers give an exercise's; these are the kit's own
+            signature or exercise.load(exercise.KIT_ROOT).signature,
             dict(modules or {}),
         )
         self._budget = Budget(budget)

@@ -100,8 +100,8 @@ def state_dir() -> Path:
 
 
 def kit_paths() -> list[Path]:
-    """What a submission must never read: the kit and the exercise (reference, tests), the installed grader, its venv."""
-    paths = [exercise.KIT_ROOT, exercise.load().root, Path(__file__).resolve().parents[1]]
+    """What a submission must never read: the kit (and its own exercise), the installed grader, its venv (a command adds its exercise)."""
+    paths = [exercise.KIT_ROOT, Path(__file__).resolve().parents[1]]
     if sys.prefix != sys.base_prefix:
         paths.append(Path(sys.prefix))
     return paths

@@ -29,7 +29,10 @@ from grader.core import exercise, replay, runner
 from grader.core.checks import describe
 from grader.core.submission import LoadError, LocalSubmission, SubmissionError
 
-EXERCISE = exercise.load()
+# The exercise the site's kit.zip holds, beside this file (under CPython, the parity tests run it from
+# the engine's web/py/: the kit's own exercise).
+HERE = Path(__file__).resolve().parent
+EXERCISE = exercise.load(HERE if (HERE / "problem" / "exercise.toml").is_file() else exercise.KIT_ROOT)
 # How the diagnosis compares answers: the exercise's value rule's own way, else as plain data.
 NORMALIZE = getattr(EXERCISE.module("values"), "normalize", None) or diagnosis_core.normalize
 # After this many timeouts in one run, the remaining tests are not run: a loop that never
@@ -285,6 +288,7 @@ def run_tests_reported(source: str, post: Post, halted: Halted, warm_up: bool) -
     progress = Progress(post, guard)
     try:
         report = runner.run(
+            EXERCISE,
             lambda: PageSubmission(source, guard),
             "submission.py",
             tiers=EXERCISE.browser_tiers,
@@ -364,7 +368,7 @@ def advice(source: str, result: dict, guard: Guard) -> list[str]:
                 test["message"],
             )
         said.append(
-            "Your code calls input(), but nobody types anything here: meteor_score gets its sentences "
+            f"Your code calls input(), but nobody types anything here: {EXERCISE.function} gets its sentences "
             "and settings as parameters. Remove the input() calls."
         )
     missing = re.search(r"ModuleNotFoundError: No module named '([^'.]+)", everything)
@@ -376,16 +380,16 @@ def advice(source: str, result: dict, guard: Guard) -> list[str]:
     if load and "KeyboardInterrupt" in load:
         said.append(
             "Your file ran out of time while loading: code outside any function runs as soon as the file "
-            "loads, and a loop there never ended. Move it into meteor_score, or make it end."
+            f"loads, and a loop there never ended. Move it into {EXERCISE.function}, or make it end."
         )
     elif load and not said:
-        said.append(f"Your file could not be loaded, so no test could call meteor_score: {load}")
+        said.append(f"Your file could not be loaded, so no test could call {EXERCISE.function}: {load}")
     if load:
         for test in tests:  # the reason is said once above, not on every card
             test["message"] = "not run: your file could not be loaded (see the message above)"
     if guard.all_returned and set(guard.all_returned) == {"None"}:
         said.append(
-            "meteor_score returned None every time: it has no return statement, or its return gives no value. "
+            f"{EXERCISE.function} returned None every time: it has no return statement, or its return gives no value. "
             "End it with `return` and the score."
         )
     if guard.out_of_memory:
@@ -401,7 +405,7 @@ def warm_up() -> None:
     with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
         pytest.main(
             [
-                str(runner.hidden_tests_dir()),
+                str(EXERCISE.tests_dir),
                 "-q",
                 "--collect-only",
                 "-p",

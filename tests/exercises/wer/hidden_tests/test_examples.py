@@ -5,7 +5,7 @@ import pytest
 from grader.core import exercise
 from grader.core.submission import SubmissionError
 
-VALUES = exercise.load().module("values")
+VALUES = exercise.holding(__file__).module("values")  # the value rule of the exercise holding this file
 
 pytestmark = pytest.mark.tier("examples")
 

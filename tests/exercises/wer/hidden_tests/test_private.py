@@ -7,7 +7,7 @@ import pytest
 
 from grader.core import exercise
 
-EXERCISE = exercise.load()
+EXERCISE = exercise.holding(__file__)  # the exercise whose folder holds this file
 VALUES = EXERCISE.module("values")
 
 pytestmark = pytest.mark.tier("private")
@@ -30,14 +30,17 @@ def _inputs(count: int) -> list[tuple[str, str]]:
 def test_matches_the_reference(submission):
     reference = _reference()
     for ref, hyp in _inputs(EXERCISE.private_examples):
-        VALUES.expect_rate(submission.word_error_rate(ref, hyp), reference.word_error_rate(ref, hyp),
-                           call=f"word_error_rate({ref!r}, {hyp!r})")
+        VALUES.expect_rate(
+            submission.word_error_rate(ref, hyp), reference.word_error_rate(ref, hyp), call=f"word_error_rate({ref!r}, {hyp!r})"
+        )
 
 
 def test_detail_matches_the_reference(submission):
     reference = _reference()
     for ref, hyp in _inputs(40):
         if ref.split():
-            VALUES.expect_detail(submission.word_error_rate(ref, hyp, detail=True),
-                                 reference.word_error_rate(ref, hyp, detail=True),
-                                 call=f"word_error_rate({ref!r}, {hyp!r}, detail=True)")
+            VALUES.expect_detail(
+                submission.word_error_rate(ref, hyp, detail=True),
+                reference.word_error_rate(ref, hyp, detail=True),
+                call=f"word_error_rate({ref!r}, {hyp!r}, detail=True)",
+            )

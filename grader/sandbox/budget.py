@@ -4,8 +4,8 @@ What it used is its own time: the wall-clock time the grader waited on it, less 
 processes were ready to run but waited for a CPU that others held (the cell's clock says how
 long: timing.Clock). So a busy machine does not eat into a student's budget, and a submission
 that sleeps still spends it. A call that timed out is charged its whole limit, as its verdict
-says it took. Where the clock costs a round trip (no cgroup), the wall-clock time stands in for
-own time until the budget looks spent, and the clock then says whether it is.
+says it took. The wall-clock time stands in for own time (it is never less) until the budget
+looks spent, and the clock then says whether it is: no call pays for a reading of it.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ class Budget:
     def reset(self) -> None:
         """Nothing used yet (a full run from the start has the whole budget again)."""
         self.wall = 0.0  # wall-clock time charged: loads and calls
-        self.own = 0.0  # the same less the time stalled for a CPU, where the clock is cheap to read
         self.penalty = 0.0  # what timed-out calls are charged beyond the time they took
         self.carried = 0.0  # what an earlier cell used (its jail failed and a new one took over)
         self.start: tuple[float, float] | None = None  # the clock when it started counting
@@ -38,23 +37,22 @@ class Budget:
         """The submission's cell is open: its clock counts from now (what an earlier cell used is kept)."""
         if self.clock is not None:
             self.carried = self.used - self.penalty
-            self.wall = self.own = 0.0
+            self.wall = 0.0
             self.free = (0.0, 0.0)
         self.clock = clock
         self.start = clock.read() if clock is not None else None
 
     @property
     def used(self) -> float:
-        """Seconds used so far."""
-        if self.clock is None or self.clock.cheap:
-            return (self.own if self.clock is not None else self.wall) + self.penalty + self.carried
-        estimate = self.wall + self.penalty + self.carried  # never less than the own time
-        if self.seconds is None or estimate < self.seconds or self.start is None:
+        """Seconds used so far: the wall-clock time waited (never less than the own time), until that says spent;
+        then the clock says how much of it the submission's processes spent waiting for a CPU others held."""
+        estimate = self.wall + self.penalty + self.carried
+        if self.clock is None or self.start is None or self.seconds is None or estimate < self.seconds:
             return estimate
         cpu, stall = self.clock.read()
         cpu -= self.start[0] + self.free[0]
         stall -= self.start[1] + self.free[1]
-        # Stalls between calls count too (the grader cannot tell them apart here): never below the CPU time.
+        # Stalls between calls count too (a process it left running): never below its CPU time.
         return max(cpu, self.wall - stall) + self.penalty + self.carried
 
     def remaining(self) -> float | None:
@@ -83,28 +81,22 @@ class Budget:
     @contextmanager
     def charging(self) -> Iterator[None]:
         """The time spent inside counts as the submission's."""
-        cheap = self.clock is not None and self.clock.cheap
-        before = self.clock.read()[1] if cheap and self.clock is not None else 0.0
         started = time.monotonic()
         try:
             yield
         finally:
-            took = time.monotonic() - started
-            self.wall += took
-            if cheap and self.clock is not None:
-                self.own += max(took - (self.clock.read()[1] - before), 0.0)
+            self.wall += time.monotonic() - started
 
     @contextmanager
     def suspended(self) -> Iterator[None]:
         """No limit inside, and nothing charged: for calls the grader makes for its own sake."""
-        saved = self.seconds, self.wall, self.own, self.penalty
-        lazy = self.clock is not None and not self.clock.cheap and self.start is not None
-        before = self.clock.read() if lazy and self.clock is not None else None
+        saved = self.seconds, self.wall, self.penalty
+        before = self.clock.read() if self.clock is not None and self.start is not None else None
         self.seconds = None
         try:
             yield
         finally:
-            self.seconds, self.wall, self.own, self.penalty = saved
+            self.seconds, self.wall, self.penalty = saved
             if before is not None and self.clock is not None:
                 after = self.clock.read()
                 self.free = (self.free[0] + after[0] - before[0], self.free[1] + after[1] - before[1])

@@ -379,12 +379,15 @@ class Cell:
 
     def reap_children(self):
         for pid, status in reap():
-            if pid == self.child:
-                self.child = None
-                try:
-                    write_message(self.ctl_out, {"event": "exit", "pid": pid, "status": describe_status(status)})
-                except OSError:
-                    pass  # the grader is gone: the cell ends at its next read
+            self.reaped(pid, status)
+
+    def reaped(self, pid, status):
+        if pid == self.child:
+            self.child = None
+            try:
+                write_message(self.ctl_out, {"event": "exit", "pid": pid, "status": describe_status(status)})
+            except OSError:
+                pass  # the grader is gone: the cell ends at its next read
 
     def members(self):
         """The submission's live processes, as pids of the /proc we look at (not this init)."""
@@ -401,24 +404,33 @@ class Cell:
 
     def kill_all(self):
         """Kill every process of the submission, wherever it went, and reap them all."""
-        for attempt in range(1000):
-            if self.isolated:
+        if self.isolated:
+            # The init of a pid namespace: kill(-1) reaches everyone else in it, and every one of them is
+            # ours to reap (orphans come to us before their parent is a zombie), so this ends exactly
+            # when the namespace holds us alone.
+            try:
+                os.kill(-1, signal.SIGKILL)
+            except OSError:
+                pass
+            while True:
                 try:
-                    os.kill(-1, signal.SIGKILL)  # the init of a pid namespace: everyone else in it
+                    pid, status = os.waitpid(-1, 0)
+                except ChildProcessError:
+                    return
+                except InterruptedError:
+                    continue
+                self.reaped(pid, status)
+        for attempt in range(1000):
+            for pid in self.members():
+                try:
+                    os.kill(pid, signal.SIGKILL)
                 except OSError:
                     pass
-            else:
-                for pid in self.members():
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except OSError:
-                        pass
-                if self.uid is not None:
-                    kill_uid(self.uid)  # a uid nobody else holds: whatever escaped our view
+            if self.uid is not None:
+                kill_uid(self.uid)  # a uid nobody else holds: whatever escaped our view
             self.reap_children()
-            # In a pid namespace every process is ours to reap (its init adopts orphans); without
-            # one, a subreaper adopts them too, but a process may still be on its way to us.
-            if not self.children_left() and (self.isolated or not self.members()):
+            # A subreaper adopts orphans too, but a process may still be on its way to us.
+            if not self.children_left() and not self.members():
                 return
             if attempt:
                 time.sleep(0.001)

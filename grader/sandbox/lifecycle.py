@@ -17,8 +17,6 @@ LOAD_TIMEOUT = 10.0  # seconds the cell's init may take to kill the last child a
 class CgroupClock:
     """The cell's CPU time and stall from its cgroup: file reads."""
 
-    cheap = True
-
     def __init__(self, cgroup: CellCgroup) -> None:
         self.cgroup = cgroup
 
@@ -28,8 +26,6 @@ class CgroupClock:
 
 class CellClock:
     """The cell's CPU time and stall as its init counts them (no cgroup here): a round trip."""
-
-    cheap = False
 
     def __init__(self, pipes: ChildPipes) -> None:
         self.pipes = pipes

@@ -22,13 +22,11 @@ SLOW_AFTER = 0.25  # seconds a call may keep its worker waiting before the pool 
 WAITING = 0.5  # ... if it used less than this share of that time on a CPU (it sleeps, or waits for a lock)
 HUNG_FLOOR = 0.05  # CPU seconds a call of a submission that timed out before has at least (see Pace.limit)
 SLOWEST_FACTOR = 10  # ... or this many times its slowest answered call, if that is more
-LAZY_GRACE = 0.05  # seconds a call runs before a clock that costs a round trip is read (see CallTimer)
+LAZY_GRACE = 0.05  # seconds a call runs before its clock is first read (see CallTimer)
 
 
 class Clock(Protocol):
     """What every process of a submission has used so far (the dead ones too), read by the trusted side."""
-
-    cheap: bool  # a file read (a cgroup), not a round trip to the cell
 
     def read(self) -> tuple[float, float]:
         """(CPU seconds, seconds some process of it waited for a CPU another held)."""
@@ -74,15 +72,15 @@ class Pace:
 class CallTimer:
     """One call's CPU limit and own-time cap, checked against the submission's clock.
 
-    A cheap clock is read when the call starts; one that costs a round trip to the cell only
-    once the call has run LAZY_GRACE seconds (nearly every call answers before), and the grace
-    is then counted as CPU used and own time: a limit can be reached that much early, never late.
+    The clock is first read once the call has run LAZY_GRACE seconds (nearly every call answers
+    before, and pays for no reading), and the grace is then counted as CPU used and as own time:
+    a limit can be reached that much early, never late.
     """
 
     def __init__(self, clock: Clock | None, limit: float, now: float, cap: float | None = None) -> None:
         self.clock, self.limit, self.started = clock, limit, now
         self.cap = wall_cap(limit) if cap is None else cap  # a smaller cap: what is left of the budget
-        self.base: tuple[float, float] | None = clock.read() if clock is not None and clock.cheap else None
+        self.base: tuple[float, float] | None = None
         self.grace = 0.0
         self.cpu_used = 0.0
         self.own = 0.0  # seconds of the call's own time: wall-clock time less the time it stalled for a CPU
@@ -93,7 +91,7 @@ class CallTimer:
         if self.clock is None:
             return self.started + self.limit  # no clock at all: the limit is wall-clock time
         if self.base is None:
-            return self.started + LAZY_GRACE
+            return self.started + min(LAZY_GRACE, self.limit)
         # Neither CPU time (one CPU for its cgroup) nor own time grows faster than the wall clock.
         soonest = min(self.limit - self.cpu_used, self.cap - self.own, self.started + ABSOLUTE * self.cap - self.looked)
         return self.looked + max(soonest, 0.001)

@@ -423,8 +423,11 @@ def archive(tmp_path_factory, meteor_kit) -> Path:
 
 @pytest.fixture(scope="module")
 def wheelhouse(tmp_path_factory, archive) -> Path:
-    """The pinned requirements as wheels, so setup.sh's pip runs without a network."""
-    folder = tmp_path_factory.mktemp("wheelhouse")
+    return wheels_for(archive, tmp_path_factory.mktemp("wheelhouse"))
+
+
+def wheels_for(archive: Path, folder: Path) -> Path:
+    """The autograder's pinned requirements as wheels in `folder`, so setup.sh's pip runs without a network."""
     with zipfile.ZipFile(archive) as zf:
         (folder / "requirements.txt").write_bytes(zf.read("requirements.txt"))
     run = subprocess.run(
@@ -536,8 +539,11 @@ def unzip(archive: Path, folder: Path) -> None:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory, archive, wheelhouse) -> tuple[Path, Path]:
-    """/autograder after Gradescope's image build: the zip at source/, setup.sh run there."""
-    base = tmp_path_factory.mktemp("gradescope")
+    return build_image(archive, wheelhouse, tmp_path_factory.mktemp("gradescope"))
+
+
+def build_image(archive: Path, wheelhouse: Path, base: Path) -> tuple[Path, Path]:
+    """/autograder after Gradescope's image build (in `base`): the zip at source/, setup.sh run there; and its logs."""
     autograder, logs = base / "autograder", base / "logs"
     logs.mkdir()
     unzip(archive, autograder / "source")

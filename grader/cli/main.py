@@ -178,7 +178,7 @@ def choose_exercise(argv: list[str]) -> exercise.Exercise:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if sys.pycache_prefix is None:
+    if sys.pycache_prefix is None and not sys.dont_write_bytecode:
         # The bytecode of what is imported from here on (the exercise's modules and tests) goes to the
         # kit's cache folder: the command writes nothing into the exercise's folder.
         sys.pycache_prefix = str(exercise.CACHE / "pycache")

@@ -29,7 +29,7 @@ test-full: setup web
 # dist-packages, no site-packages), where the jail must still be bubblewrap.
 DEBIAN_VENV := .venv-debian
 test-debian: system $(DEBIAN_VENV)/.installed
-	$(DEBIAN_VENV)/bin/python -m pytest tests/test_sandbox.py tests/test_wire.py tests/test_grade_hostile.py -q
+	$(DEBIAN_VENV)/bin/python -m pytest tests/test_sandbox.py tests/test_cells.py tests/test_wire.py tests/test_grade_hostile.py tests/test_neighbours.py -q
 
 $(DEBIAN_VENV)/.installed: pyproject.toml requirements.lock
 	/usr/bin/python3.11 -m venv $(DEBIAN_VENV)

@@ -11,14 +11,15 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import KIT_ROOT, as_nobody
+from conftest import KIT_ROOT, SEPARATE_UID, as_nobody
 
 from grader.core.submission import SubmissionError
 from grader.sandbox import cgroups, seccomp, uids
 from grader.sandbox import host as sandbox
 from grader.sandbox.host import Jail, Limits, SandboxedSubmission
 
-MODES = ["bubblewrap", "separate-uid"]
+MODES = ["bubblewrap", SEPARATE_UID]
+AS_ROOT = "a uid of its own for each submission, and a cgroup, are root's to give"
 
 
 @pytest.fixture
@@ -125,6 +126,7 @@ def test_threads_and_processes_still_work_under_the_filter():
 
 
 @pytest.mark.parametrize("mode", MODES)
+@pytest.mark.needs_root(AS_ROOT)
 def test_every_submission_gets_a_fresh_uid_cgroup_and_namespaces(mode, restores_the_kit):
     source = "import os\ndef meteor_score(r, c, **k):\n    return f'{os.getuid()}|{os.uname().nodename}'\n"
     jail = Jail(mode=mode)
@@ -194,6 +196,7 @@ def test_a_colluding_pair_shares_nothing_through_the_kernel(mode, kit_root, rest
     assert got == str({"shm": False, "msg": False, "sem": False, "mq": False, "key": False, "files": 0})
 
 
+@pytest.mark.needs_root(AS_ROOT)
 def test_without_namespaces_ipc_and_sockets_are_refused_and_nothing_is_writable(restores_the_kit):
     """Root in a container that allows no namespace (Gradescope): no tmpfs of its own, so no writable folder at all."""
     source = (
@@ -221,6 +224,7 @@ def test_without_namespaces_ipc_and_sockets_are_refused_and_nothing_is_writable(
         jail.close()
 
 
+@pytest.mark.needs_root(AS_ROOT)
 @pytest.mark.parametrize("namespaces", [True, False])
 def test_every_process_of_a_submission_dies_with_it(namespaces, restores_the_kit):
     source = (
@@ -253,6 +257,7 @@ def test_every_process_of_a_submission_dies_with_it(namespaces, restores_the_kit
 # ---------------------------------------------------------------- limits the kernel enforces
 
 
+@pytest.mark.needs_root(AS_ROOT)
 def test_the_cell_s_cgroup_caps_memory_and_processes_in_all():
     found = cgroups.available()
     assert found is not None and {"cpu", "memory", "pids", "usage"} <= found.roles, "as root this machine has them"
@@ -354,7 +359,7 @@ def test_closing_a_jail_never_kills_a_process_of_a_uid_it_did_not_choose(restore
     sleeper = subprocess.Popen(["setpriv", f"--reuid={stranger}", f"--regid={stranger}", "--clear-groups", "sleep", "60"])
     try:
         time.sleep(0.2)
-        for mode in MODES:
+        for mode in ("bubblewrap", "separate-uid"):
             jail = Jail(mode=mode)
             with SandboxedSubmission(
                 "a.py", jail=jail, source="def meteor_score(r, c, **k):\n    return 1.0\n", mode=mode

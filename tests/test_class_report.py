@@ -437,8 +437,8 @@ def test_every_count_agrees_with_the_terminal_summary(big):
 @pytest.mark.parametrize(
     "mode, loud, words",
     [
-        ("bubblewrap", False, "Every submission ran in its own jail"),
-        ("separate-uid", True, "could still use the network"),
+        ("bubblewrap", False, "Every submission ran in a cell of its own"),
+        ("separate-uid", True, "chrooted into a copy of the standard library"),
         ("none", True, "NOT ISOLATED"),
         ("rlimits", True, "rlimits, not bubblewrap"),
         (None, True, "not recorded"),
@@ -450,3 +450,10 @@ def test_the_isolation_mode_is_shown_and_loud_when_not_bubblewrap(mode, loud, wo
     assert ("loud" in banner["class"]) == loud and (banner.get("role") == "alert") == loud
     assert banner["data-isolation"] == (mode or "")
     assert words in page.split('id="isolation"')[1].split("</div>")[0]
+
+
+def test_the_isolation_banner_says_what_the_run_itself_recorded_of_each_submission_s_cell():
+    note = "isolation: separate-uid in a container that allows no namespace (as on Gradescope). <b>sic</b>"
+    page = class_report.render({"isolation": "separate-uid", "isolation_note": note, "submissions": []}, TITLE)
+    banner = page.split('id="isolation"')[1].split("</div>")[0]
+    assert "a container that allows no namespace" in banner and "&lt;b&gt;sic&lt;/b&gt;" in banner and "<b>" not in banner

@@ -286,7 +286,11 @@ def page_data(ex: exercise.Exercise) -> dict[str, Any]:
         "starter": ex.starter,
         "testTimeout": ex.browser_test_timeout,
         "runBudget": run_budget(ex),
-        "tiers": {name: {"points": t.points, "description": t.description} for name, t in ex.tiers.items() if t.browser},
+        "tiers": {
+            name: {"title": t.title, "points": t.points, "description": t.description, "showsInputs": t.shows_inputs}
+            for name, t in ex.tiers.items()
+            if t.browser
+        },
         "examples": tries,
     }
 

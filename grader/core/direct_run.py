@@ -75,7 +75,6 @@ class Tests:
         As runner.session reports it: the verdicts in the order collected, and a submission that
         did not load makes the whole run an error too.
         """
-        points = runner.tier_points(self.exercise)
         provider = runner.SubmissionProvider(factory)
         wanted = set(nodeids) if nodeids is not None else None
         results: list[runner.TestResult] = []
@@ -85,7 +84,7 @@ class Tests:
                 if wanted is not None and node_id(item) not in wanted:
                     continue
                 excinfo, output = _call(item, provider)
-                results.append(runner.verdict_of(item, excinfo, output, points))
+                results.append(runner.verdict_of(item, excinfo, output, self.exercise.tiers))
                 shown.append(item.stash.get(runner.DISPLAY_KEY, len(shown)))
                 if stop is not None and stop():
                     break

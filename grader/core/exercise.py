@@ -23,25 +23,52 @@ ENGINE_ROOT = KIT_ROOT
 # The kit's cache folder: what the engine computes from an exercise (recordings, tables) is kept
 # there, in a folder of the exercise's own (Exercise.cache), never in the exercise's folder.
 CACHE = ENGINE_ROOT / "build" / "cache"
-TIERS = ("examples", "hidden", "properties", "private")
+# A tier's name names its test file (hidden_tests/test_<name>.py), its pytest mark and its tests' keys
+# ("<tier>-<id>" in [scoring]): letters, digits and underscores, no "-".
+TIER_NAME = re.compile(r"[a-z][a-z0-9_]*")
+# Gradescope's visibility of a test (its `visibility` in results.json).
+GRADESCOPE_VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 # The seam's parts (exercise.toml's [seam]) and whether each may ship to the page.
 SEAM_PARTS = {"values": True, "trusted": False, "page": False, "explain": False, "widget": True}
 
 
 @dataclass(frozen=True)
 class Tier:
+    """What a tier's tests are and who sees what of them: `[tiers.<name>]` of exercise.toml (docs/tests-and-tiers.md)."""
+
     name: str
-    points: float
+    points: float  # what each passed test pays (the grading policy may pay less: grader/core/scoring.py)
     browser: bool  # its tests, inputs included, ship to the page: students can read its inputs
     description: str
     # A failure's message names the input (the statement's examples, a property's counterexample):
     # it is shown whole. Only a tier that ships to the page can show its inputs.
     shows_inputs: bool = False
+    # What the submission printed in its tests is shown to students (Gradescope, the feedback files):
+    # it may print any input it got, so only a tier that shows its inputs can.
+    shows_printed: bool = False
+    # Its failing calls are the diagnosis's to quote as the example of a mistake: a tier that shows its inputs.
+    feeds_diagnosis: bool = False
+    gradescope_visibility: str = "after_published"  # one of GRADESCOPE_VISIBILITIES
+    title: str = ""  # the page's heading for its tests
 
     @property
     def public(self) -> bool:
         """Whether students can get its inputs: what the submission says in its tests may quote nothing secret."""
         return self.browser
+
+
+# Each field of a [tiers.<name>] table: its type, and its default (None: required; a function: computed
+# from the fields before it, so a tier says only what differs from what its kind usually does).
+TIER_FIELDS: dict[str, tuple[type, Any]] = {
+    "points": (float, None),
+    "browser": (bool, False),
+    "description": (str, ""),
+    "shows_inputs": (bool, False),
+    "shows_printed": (bool, False),
+    "feeds_diagnosis": (bool, lambda t: t["shows_inputs"]),
+    "gradescope_visibility": (str, lambda t: "visible" if t["browser"] else "after_published"),
+    "title": (str, lambda t: t["name"].replace("_", " ").capitalize()),
+}
 
 
 # eq=False: an exercise is one folder's, loaded once (`load`); compared and hashed as that object,
@@ -86,6 +113,11 @@ class Exercise:
     @property
     def browser_tiers(self) -> tuple[str, ...]:
         return tuple(name for name, tier in self.tiers.items() if tier.browser)
+
+    @property
+    def diagnosis_tiers(self) -> tuple[str, ...]:
+        """The tiers whose failing calls the diagnosis may quote (`feeds_diagnosis`): all of them show their inputs."""
+        return tuple(name for name, tier in self.tiers.items() if tier.feeds_diagnosis)
 
     @cached_property
     def stages(self) -> tuple[tuple[str, ...], ...]:
@@ -152,16 +184,9 @@ def _load_module(path: Path, name: str) -> ModuleType:
 
 def parse(data: dict, root: Path = KIT_ROOT) -> Exercise:
     limits = data["limits"]
-    tiers = {
-        name: Tier(name, float(t["points"]), bool(t["browser"]), t.get("description", ""), bool(t.get("shows_inputs", False)))
-        for name, t in data["tiers"].items()
-    }
-    unknown = set(tiers) - set(TIERS)
-    if unknown:
-        raise ValueError(f"exercise.toml names unknown tiers: {sorted(unknown)}")
-    shown_secret = sorted(name for name, tier in tiers.items() if tier.shows_inputs and not tier.public)
-    if shown_secret:
-        raise ValueError(f"exercise.toml: a tier that never ships to the page cannot show its inputs: {shown_secret}")
+    where = root / "problem" / "exercise.toml"
+    tiers = parse_tiers(data.get("tiers"), where)
+    check_twin_tier(data.get("scoring", {}), tiers, where)
     seam = {str(k): str(v) for k, v in data.get("seam", {}).items()}
     if set(seam) - set(SEAM_PARTS):
         raise ValueError(f"exercise.toml's [seam] names unknown parts: {sorted(set(seam) - set(SEAM_PARTS))}")
@@ -191,6 +216,78 @@ def parse(data: dict, root: Path = KIT_ROOT) -> Exercise:
         seam=seam,
         counterexample=counterexample,
     )
+
+
+def parse_tiers(tables: Any, where: Path) -> dict[str, Tier]:
+    """The `[tiers.<name>]` tables of the exercise.toml at `where`, in the order declared; a ValueError names the file and the tier."""
+    if not isinstance(tables, dict) or not tables:
+        raise ValueError(f"{where}: no tiers: declare each as a table [tiers.<name>] with its points")
+    return {name: parse_tier(name, table, where) for name, table in tables.items()}
+
+
+def parse_tier(name: str, table: Any, where: Path) -> Tier:
+    """One `[tiers.<name>]` table, checked field by field (docs/tests-and-tiers.md says what each does)."""
+    if not TIER_NAME.fullmatch(name):
+        raise ValueError(
+            f"{where}: [tiers.{name}]: a tier's name is lower-case letters, digits and underscores, starting with a letter"
+        )
+    if not isinstance(table, dict):
+        raise ValueError(f"{where}: [tiers.{name}] must be a table of fields, not {table!r}")
+    unknown = sorted(set(table) - set(TIER_FIELDS))
+    if unknown:
+        raise ValueError(f"{where}: [tiers.{name}] has unknown field(s) {unknown}; a tier's fields are {list(TIER_FIELDS)}")
+    fields: dict[str, Any] = {"name": name}
+    for field_name, (kind, default) in TIER_FIELDS.items():
+        if field_name not in table:
+            if default is None:
+                raise ValueError(f"{where}: [tiers.{name}] needs {field_name}")
+            fields[field_name] = default(fields) if callable(default) else default
+            continue
+        value = table[field_name]
+        numeric = kind is float and isinstance(value, int | float) and not isinstance(value, bool)
+        if not (numeric or isinstance(value, kind)):
+            raise ValueError(f"{where}: [tiers.{name}] {field_name} must be {_KINDS[kind]}, not {value!r}")
+        fields[field_name] = float(value) if kind is float else value
+    tier = Tier(**fields)
+    if not tier.points >= 0:  # also refuses nan
+        raise ValueError(f"{where}: [tiers.{name}] points must be a number of at least 0, not {tier.points!r}")
+    if tier.gradescope_visibility not in GRADESCOPE_VISIBILITIES:
+        raise ValueError(
+            f"{where}: [tiers.{name}] gradescope_visibility must be one of {list(GRADESCOPE_VISIBILITIES)}, "
+            f"not {tier.gradescope_visibility!r}"
+        )
+    # What students may read follows from where the inputs go: each needs the one before it.
+    if tier.shows_inputs and not tier.public:
+        raise ValueError(f"{where}: [tiers.{name}]: a tier that never ships to the page (browser = false) cannot show its inputs")
+    for needs_inputs in ("shows_printed", "feeds_diagnosis"):
+        if getattr(tier, needs_inputs) and not tier.shows_inputs:
+            raise ValueError(
+                f"{where}: [tiers.{name}]: {needs_inputs} = true quotes its inputs to students: it needs shows_inputs = true"
+            )
+    return tier
+
+
+_KINDS = {float: "a number", bool: "true or false", str: "a string"}
+
+
+def secret_tiers(tiers: dict[str, Tier]) -> list[str]:
+    """The tiers whose inputs students never get (browser = false), in the order declared."""
+    return [name for name, tier in tiers.items() if not tier.public]
+
+
+def check_twin_tier(scoring: dict, tiers: dict[str, Tier], where: Path) -> None:
+    """[scoring] twin_tier names a secret tier; it may be left out where the exercise has one (grader/core/scoring.py)."""
+    named = scoring.get("twin_tier")
+    if named is None:
+        if scoring and len(secret_tiers(tiers)) > 1:
+            raise ValueError(
+                f"{where}: [scoring] twin_tier must say which of the secret tiers {secret_tiers(tiers)} holds the twins"
+            )
+        return
+    if named not in tiers or tiers[named].public:
+        raise ValueError(
+            f"{where}: [scoring] twin_tier must name a tier with browser = false (the twins' inputs are secret), not {named!r}"
+        )
 
 
 def load(folder: str | Path) -> Exercise:

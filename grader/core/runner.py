@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from typing import Any
@@ -177,8 +177,8 @@ def fresh_child(submission: Submission) -> str | None:
 class Collector:
     """A pytest plugin that classifies each test's outcome into a TestResult."""
 
-    def __init__(self, points: dict[str, float]):
-        self.points = points
+    def __init__(self, tiers: Mapping[str, exercise.Tier]):
+        self.tiers = tiers
         self.results: list[TestResult] = []  # in the order they ran
         self._shown: list[int] = []  # each one's place in the reports
 
@@ -187,7 +187,7 @@ class Collector:
         outcome = yield
         report = outcome.get_result()
         if call.when == "call" or (call.when == "setup" and report.failed):
-            self.results.append(verdict_of(item, call.excinfo, report.capstdout + report.capstderr, self.points))
+            self.results.append(verdict_of(item, call.excinfo, report.capstdout + report.capstderr, self.tiers))
             self._shown.append(item.stash.get(DISPLAY_KEY, len(self._shown)))
 
     def as_shown(self) -> list[TestResult]:
@@ -200,23 +200,20 @@ def in_display_order(results: list[TestResult], places: list[int]) -> list[TestR
     return [result for _, result in sorted(zip(places, results), key=lambda pair: pair[0])]
 
 
-def tier_points(ex: exercise.Exercise) -> dict[str, float]:
-    """The points a passed test earns, by tier, as the exercise gives them."""
-    return {t: ex.tiers[t].points for t in ex.tiers}
-
-
 def scored(ex: exercise.Exercise, tests: list[TestResult]) -> list[TestResult]:
     """The verdicts with the points the exercise's grading policy pays (grader/core/scoring.py), from all of them together."""
     return scoring.apply(tests, scoring.policy(ex))
 
 
-def verdict_of(item: pytest.Item, excinfo: pytest.ExceptionInfo | None, output: str, points: dict[str, float]) -> TestResult:
-    """A test's verdict from how it ended (`excinfo`: None if it passed) and what it printed."""
+def verdict_of(
+    item: pytest.Item, excinfo: pytest.ExceptionInfo | None, output: str, tiers: Mapping[str, exercise.Tier]
+) -> TestResult:
+    """A test's verdict from how it ended (`excinfo`: None if it passed) and what it printed; `tiers`: the exercise's."""
     tier = tier_of(item)
-    status, message = classify(excinfo, tier)
-    earned = points.get(tier, 0.0)
-    name = item.name if tier != "hidden" else item.name.split("[")[0] + _param_id(item)
-    return TestResult(name, tier, status, message, truncate(output), earned if status == "pass" else 0.0, earned)
+    known = tiers.get(tier)
+    status, message = classify(excinfo, shows_inputs=known is not None and known.shows_inputs)
+    earned = known.points if known is not None else 0.0
+    return TestResult(item.name, tier, status, message, truncate(output), earned if status == "pass" else 0.0, earned)
 
 
 class BriefFailures:
@@ -268,31 +265,28 @@ def last_test(item: pytest.Item) -> None:
     del items[items.index(item) + 1 :]
 
 
-def _param_id(item: pytest.Item) -> str:
-    callspec = getattr(item, "callspec", None)
-    return f"[{callspec.id}]" if callspec else ""
-
-
 def tier_of(item: pytest.Item) -> str:
+    """The tier its `tier` mark names; "" without one (the tests' plugin runs no such test)."""
     marker = item.get_closest_marker("tier")
-    return marker.args[0] if marker else "hidden"
+    return marker.args[0] if marker else ""
 
 
-def classify(excinfo: pytest.ExceptionInfo | None, tier: str) -> tuple[str, str]:
+def classify(excinfo: pytest.ExceptionInfo | None, shows_inputs: bool = False) -> tuple[str, str]:
+    """(status, message) of a test that ended so; the counterexample hypothesis found is added where its tier shows its inputs."""
     if excinfo is None:
         return "pass", ""
-    return _classify(excinfo.value, tier)
+    return _classify(excinfo.value, shows_inputs)
 
 
-def _classify(exc: BaseException, tier: str) -> tuple[str, str]:
+def _classify(exc: BaseException, shows_inputs: bool) -> tuple[str, str]:
     bugs = getattr(exc, "exceptions", None)
     if bugs and _found_several(exc):
         # Hypothesis tells apart failures that raise from different places, and reports each
         # with its own example. Shown as one group, the student saw no example at all: the
         # simplest one (hypothesis lists them simplest last), and how many there are.
-        status, message = _classify(bugs[-1], tier)
+        status, message = _classify(bugs[-1], shows_inputs)
         return status, f"{message}\nHypothesis found {len(bugs)} distinct failures; the simplest is shown."
-    notes = hypothesis_notes(exc) if tier == "properties" else ""
+    notes = hypothesis_notes(exc) if shows_inputs else ""
     if isinstance(exc, LoadError):
         return "error", f"{LOAD_PREFIX}{exc}"
     if isinstance(exc, SubmissionError):
@@ -391,7 +385,7 @@ def session(
     """
     replay.ensure(ex, run)  # the property tests' recorded examples, made once per kit version where the reference is
     tiers = tiers or tuple(ex.tiers)
-    collector = Collector(tier_points(ex))
+    collector = Collector(ex.tiers)
     provider = SubmissionProvider(factory)
     args = [*targets, "-q", "-p", "no:cacheprovider", "--tiers", ",".join(tiers), "-o", "console_output_style=classic"]
     # Verdicts come from the exceptions, not pytest's report text, so pytest prints no traceback

@@ -3,13 +3,14 @@
 Verdicts (pass/fail per test) never change here; only points do. Two conditions, both read
 from `[scoring]` in problem/exercise.toml (docs/scoring.md says why):
 
-1. A test students can read (a browser tier) pays only if its twin passes too: a private test
-   of the same rule on inputs they never see. Answers copied from the visible tests earn nothing.
-   The twins pay nothing themselves.
+1. A test students can read (a browser tier) pays only if its twin passes too: a test of the
+   same rule on inputs they never see, in a secret tier (`twin_tier`: by default the exercise's
+   one tier with browser = false). Answers copied from the visible tests earn nothing. The twins
+   pay nothing themselves.
 2. A test that a constant answer passes pays only alongside a paid test of its rule that no
    constant passes: returning 0.0 (or 0.5, or 1.0) earns nothing.
 
-Shipped to the browser too, where the private tier does not run: a twin that was not run at
+Shipped to the browser too, where the secret tiers do not run: a twin that was not run at
 all counts as passed there, so the page shows the most the visible tests can earn.
 """
 
@@ -35,7 +36,7 @@ class Policy:
     points: dict[str, float]  # per test, by tier
     visible: frozenset[str]  # the tiers students can read, whose tests need twins
     twin_test: str
-    twin_tier: str
+    twin_tier: str | None  # None: the exercise has no secret tier, so no twins
     rule_of: dict[str, str]  # test key -> its rule
     anchors: dict[str, str]  # rule -> the rule whose paid tests let its constant-passable ones pay
     constant_passes: frozenset[str]  # test keys a constant answer passes
@@ -54,11 +55,17 @@ def parse(ex: exercise.Exercise) -> Policy:
         points={name: tier.points for name, tier in ex.tiers.items()},
         visible=frozenset(ex.browser_tiers),
         twin_test=data.get("twin_test", "test_twin"),
-        twin_tier=data.get("twin_tier", "private"),
+        twin_tier=data.get("twin_tier", _only_secret_tier(ex)),
         rule_of=rule_of,
         anchors=dict(data.get("anchors", {})),
         constant_passes=frozenset(data.get("constant_passes", ())),
     )
+
+
+def _only_secret_tier(ex: exercise.Exercise) -> str | None:
+    """Where the twins are when [scoring] does not say: the exercise's secret tier, when it has one alone."""
+    secret = exercise.secret_tiers(ex.tiers)
+    return secret[0] if len(secret) == 1 else None
 
 
 @cache
@@ -68,7 +75,7 @@ def policy(ex: exercise.Exercise) -> Policy:
 
 
 def key(tier: str, name: str) -> str:
-    """How the policy names a test: "hidden-uppercase_reference", "properties-case_does_not_change_the_score"."""
+    """How the policy names a test: "<tier>-<parameter id>", else "<tier>-<function name without test_>"."""
     if name.endswith("]") and "[" in name:
         return f"{tier}-{name[name.index('[') + 1 : -1]}"
     return f"{tier}-{name.removeprefix('test_')}"

@@ -7,13 +7,10 @@ from functools import cache
 
 from grader.core import exercise
 
-# Students see examples, hidden and properties tests (their names and messages) at once;
-# private tests only once the instructor publishes the grades.
-VISIBILITY = {"examples": "visible", "hidden": "visible", "properties": "visible", "private": "after_published"}
-
-# The only tier whose inputs students see, so the only one whose printed output may be shown:
-# a submission could print the inputs of any other test.
-SHOWS_PRINTED = {"examples"}
+# When students see a test (its name and message) and whether what it printed is shown are each
+# tier's, in exercise.toml: `gradescope_visibility` and `shows_printed` (docs/tests-and-tiers.md).
+# A test of a tier the exercise does not declare is shown to nobody.
+UNKNOWN_TIER_VISIBILITY = "hidden"
 
 # Messages of the tiers whose inputs are secret are shown only when everything in them that
 # the submission chose is a number; a returned string, an exception's text or a traceback
@@ -35,20 +32,20 @@ def to_gradescope(result: dict, ex: exercise.Exercise) -> dict:
     """One submission's result on `ex` in Gradescope's results.json format."""
     tests = []
     for number, test in enumerate(result["tests"], start=1):
-        tier = test["tier"]
+        tier = ex.tiers.get(test["tier"])
         message = student_message(test, ex)
         lines = [message] if message else []
-        if test["output"] and tier in SHOWS_PRINTED:
+        if test["output"] and tier is not None and tier.shows_printed:
             lines.append("printed:\n" + test["output"])
         tests.append(
             {
-                "name": clean(f"{tier}: {test['name']}"),
+                "name": clean(f"{test['tier']}: {test['name']}"),
                 "number": str(number),
                 "score": test["score"],
                 "max_score": test["max_score"],
                 "status": "passed" if test["status"] == "pass" else "failed",
                 "output": clean("\n".join(lines)),
-                "visibility": VISIBILITY.get(tier, "hidden"),
+                "visibility": tier.gradescope_visibility if tier is not None else UNKNOWN_TIER_VISIBILITY,
             }
         )
     return {
@@ -67,7 +64,7 @@ def student_message(test: dict, ex: exercise.Exercise) -> str:
     What the submission chose to say (an exception's text, a returned string) is shown only where
     every input it could have seen is public (docs/scoring.md): a tier that ships to the page runs
     before any secret one, in a child that never saw a secret input (Exercise.stages). Whole where
-    its tier shows the input anyway (`shows_inputs`: the examples, a property's counterexample).
+    its tier shows the input anyway (`shows_inputs`: a statement's example, a property's counterexample).
     """
     if test["message"].startswith(INTERNAL_FAILURES):
         return GRADER_FAILED

@@ -1,6 +1,6 @@
 // Draws a JSON report (the CLI's format) as the results panel: a summary, then one group per tier.
+// What a tier is called and shows comes from the page's data (exercise.toml's [tiers]), never its name.
 
-const TIER_TITLES = { examples: "Examples", hidden: "Hidden tests", properties: "Properties" };
 const CLOCK =
   '<svg viewBox="0 0 16 16" width="12" height="12" fill="none" stroke="currentColor" stroke-width="2"><circle cx="8" cy="8" r="6"/><path d="M8 4.5V8l2.5 1.5"/></svg>';
 const STATUS_ICONS = { pass: "✓", fail: "✗", error: "!", timeout: CLOCK, not_run: "–" };
@@ -71,6 +71,29 @@ function exampleDetails(test, example, returned, functionName) {
   </dl>`;
 }
 
+/**
+ * The Try it example a test of a tier that shows its inputs checks: the one whose `key` is the test's
+ * parameter id (and whose `tier`, if it names one, is the test's).
+ */
+export function exampleOf(test, examples) {
+  const key = (test.name.match(/\[(.*)\]$/) || [])[1];
+  if (key === undefined) return undefined;
+  return examples.find((e) => e.key === key && (e.tier === undefined || e.tier === test.tier));
+}
+
+/** The report's tests grouped by tier, in the page's order (the exercise's tiers, then any other), each with its title. */
+export function tierGroups(report, data) {
+  const tiers = [...new Set([...Object.keys(data.tiers), ...report.tests.map((t) => t.tier)])];
+  return tiers
+    .map((tier) => ({
+      tier,
+      title: data.tiers[tier] ? data.tiers[tier].title : tier,
+      description: data.tiers[tier] ? data.tiers[tier].description : "",
+      tests: report.tests.filter((t) => t.tier === tier),
+    }))
+    .filter((group) => group.tests.length);
+}
+
 function testItem(test, context) {
   const li = document.createElement("li");
   li.className = `test status-${test.status}`;
@@ -84,13 +107,13 @@ function testItem(test, context) {
       `<span class="verdict">${STATUS_WORDS[test.status] || test.status}</span>` +
       `<span class="pts">${points(test.score)}/${points(test.max_score)}</span></div>`,
   ];
-  if (test.tier === "examples") {
-    const key = (test.name.match(/\[(.*)\]$/) || [])[1];
-    const example = context.data.examples.find((e) => e.key === key);
+  const showsInputs = Boolean(context.data.tiers[test.tier] && context.data.tiers[test.tier].showsInputs);
+  if (showsInputs) {
+    const example = exampleOf(test, context.data.examples);
     parts.push(exampleDetails(test, example, context.returned.get(test.name), context.data.function));
   }
   if (test.message && test.status !== "pass") {
-    const label = test.tier === "properties" && /Falsifying example/.test(test.message) ? "counterexample" : "message";
+    const label = showsInputs && /Falsifying example/.test(test.message) ? "counterexample" : "message";
     parts.push(`<div class="label">${label}</div><pre class="message">${linkLines(escapeHtml(test.message))}</pre>`);
   }
   if (test.output) {
@@ -113,19 +136,15 @@ export function renderReport(report, context) {
   if (diagnosis) renderDiagnosis(diagnosis, report.diagnosis);
   results.classList.remove("stale");
   results.replaceChildren();
-  const tiers = [...new Set([...Object.keys(data.tiers), ...report.tests.map((t) => t.tier)])];
-  for (const tier of tiers) {
-    const tests = report.tests.filter((t) => t.tier === tier);
-    if (!tests.length) continue;
+  for (const { tier, title, description, tests } of tierGroups(report, data)) {
     const passed = tests.filter((t) => t.status === "pass").length;
     const section = document.createElement("section");
     section.className = "tier";
     section.dataset.tier = tier;
     const got = tests.reduce((s, t) => s + t.score, 0);
     const max = tests.reduce((s, t) => s + t.max_score, 0);
-    const description = data.tiers[tier] ? data.tiers[tier].description : "";
     section.innerHTML =
-      `<h3><span>${TIER_TITLES[tier] || tier}</span> <span class="count">${passed}/${tests.length} passed · ${points(got)}/${points(max)} points</span></h3>` +
+      `<h3><span>${escapeHtml(title)}</span> <span class="count">${passed}/${tests.length} passed · ${points(got)}/${points(max)} points</span></h3>` +
       `<p class="tier-about">${escapeHtml(description)}</p>`;
     const list = document.createElement("ul");
     list.className = "tests";

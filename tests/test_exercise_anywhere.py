@@ -70,18 +70,40 @@ def kit(copy: Outside, *args: str, timeout: float = 600) -> subprocess.Completed
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=copy.folder, env=ENV)
 
 
+# What names the kit's own exercise (METEOR) and what names the second one (WER), in a command's help.
+NAMES_METEOR = re.compile(r"meteor(?!-kit)|meteor_score|\bcandidate|\bsentences?\b|\balpha\b", re.IGNORECASE)
+NAMES_WER = re.compile(r"word.error.rate|\bwer\b", re.IGNORECASE)
+
+
 def test_every_command_s_help_works_and_names_the_exercise(copy):
     top = kit(copy, "--help")
     assert top.returncode == 0, top.stderr
-    assert "grader kit" in top.stdout and "METEOR" not in top.stdout
+    assert "grader kit" in top.stdout and not NAMES_METEOR.search(top.stdout)
     assert re.search(r"The exercise: Word error rate \(", top.stdout)
     for command in COMMANDS:
         done = kit(copy, command, "--help")
         assert done.returncode == 0 and done.stderr == "", (command, done.stderr)
         assert "--exercise DIR" in done.stdout, command
+        assert not NAMES_METEOR.search(done.stdout), (command, NAMES_METEOR.search(done.stdout))
         if command != "explain":  # its help is the exercise's explain's, and this one has none
             assert "Word error rate" in " ".join(done.stdout.split()), command
     copy.untouched()
+
+
+def test_the_kit_s_own_help_names_no_other_exercise():
+    helps = {}
+    for command in ("", *COMMANDS):
+        done = subprocess.run(
+            [sys.executable, "-m", "grader.cli", *filter(None, [command]), "--help"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=KIT_ROOT,
+        )
+        assert done.returncode == 0, (command, done.stderr)
+        helps[command] = done.stdout
+    assert "The exercise: METEOR score (" in helps[""] and NAMES_METEOR.search(helps[""])
+    assert {command: NAMES_WER.findall(text) for command, text in helps.items()} == {command: [] for command in helps}
 
 
 def test_check_scores_the_exercise_s_files_and_names_its_mistake(copy):

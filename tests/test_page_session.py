@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -87,3 +88,19 @@ def test_the_warm_up_gives_way_without_pytests_interruption_report(page_session,
     # And the next run is a whole one.
     result = json.loads(page_session.run_tests(REFERENCE, lambda kind, data: None))
     assert result["status"] == "graded" and result["passed"] == len(result["tests"]) == 57
+
+
+def test_the_beginner_advice_speaks_of_the_exercise_the_page_holds(page_session, monkeypatch):
+    from grader.core import exercise
+
+    wer = exercise.load(ROOT / "tests" / "exercises" / "wer")
+    monkeypatch.setattr(page_session, "EXERCISE", wer)
+    guard = page_session.Guard()
+    guard.all_returned = ["None", "None"]  # a function without a return, which also calls input()
+    result = {"message": "", "tests": [{"message": "EOFError: EOF when reading a line"}]}
+    said = page_session.advice("def word_error_rate(r, h):\n    input()\n", result, guard)
+    assert len(said) == 2, said
+    assert "input()" in said[0] and wer.signature in said[0]
+    assert said[1].startswith(f"{wer.function} returned None every time")
+    # Nothing of the kit's own exercise: its function, its texts, its score.
+    assert not re.search(r"meteor|sentence|\bscore\b", " ".join(said), re.IGNORECASE), said

@@ -149,15 +149,41 @@ def test_the_page_of_the_second_exercise_runs_its_tests_in_chromium(tmp_path):
     assert leaks(site, fingerprints(WER / "solutions" / "misconceptions.py", shipped)) == []
 
 
+# The engine's text files: its Python, the page's code, tools, styles and settings.
+ENGINE_TEXT = (".py", ".js", ".mjs", ".html", ".css", ".json", ".txt", ".md", ".toml")
+# What is not the engine's own source: npm's packages, bytecode, and what a build or a run writes
+# (web/dist/, and web/py/replay.json, which page_session.py records under CPython).
+NOT_SOURCE = {"node_modules", "__pycache__", "dist", "build"}
+WRITTEN_BY_A_RUN = {KIT_ROOT / "web" / "py" / "replay.json"}
+
+
+def engine_files() -> list[Path]:
+    """Every text file of grader/ and web/ the kit ships or builds from."""
+    return [
+        path
+        for root in (KIT_ROOT / "grader", KIT_ROOT / "web")
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+        and path.suffix in ENGINE_TEXT
+        and not NOT_SOURCE & set(path.relative_to(root).parts)
+        and path not in WRITTEN_BY_A_RUN
+    ]
+
+
 def test_the_engine_names_no_exercise():
     found = []
-    for root in (KIT_ROOT / "grader", KIT_ROOT / "web" / "src"):
-        for path in sorted(root.rglob("*")):
-            if path.suffix in (".py", ".js", ".html", ".css") and "__pycache__" not in path.parts:
-                for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-                    if EXERCISE_NAMES.search(line):
-                        found.append(f"{path.relative_to(KIT_ROOT)}:{number}: {line.strip()}")
+    for path in engine_files():
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if EXERCISE_NAMES.search(line):
+                found.append(f"{path.relative_to(KIT_ROOT)}:{number}: {line.strip()}")
     assert found == []
+
+
+def test_the_grep_reads_all_of_web_and_grader():
+    read = {path.relative_to(KIT_ROOT).as_posix() for path in engine_files()}
+    assert {"web/py/page_session.py", "web/src/results.js", "web/tools/run-node.mjs", "web/package.json"} <= read
+    assert {"grader/cli/main.py", "grader/core/exercise.py", "grader/sandbox/child.py"} <= read
+    assert not [name for name in read if "node_modules" in name or name == "web/py/replay.json"]
 
 
 def test_the_grep_would_see_an_exercise_name():

@@ -368,8 +368,8 @@ def advice(source: str, result: dict, guard: Guard) -> list[str]:
                 test["message"],
             )
         said.append(
-            f"Your code calls input(), but nobody types anything here: {EXERCISE.function} gets its sentences "
-            "and settings as parameters. Remove the input() calls."
+            f"Your code calls input(), but nobody types anything here: {EXERCISE.function} gets everything it needs "
+            f"as its parameters, {EXERCISE.signature}. Remove the input() calls."
         )
     missing = re.search(r"ModuleNotFoundError: No module named '([^'.]+)", everything)
     if missing and missing.group(1) not in sys.stdlib_module_names:
@@ -390,7 +390,7 @@ def advice(source: str, result: dict, guard: Guard) -> list[str]:
     if guard.all_returned and set(guard.all_returned) == {"None"}:
         said.append(
             f"{EXERCISE.function} returned None every time: it has no return statement, or its return gives no value. "
-            "End it with `return` and the score."
+            "End it with `return` and the answer it computed."
         )
     if guard.out_of_memory:
         said.append(OUT_OF_MEMORY)

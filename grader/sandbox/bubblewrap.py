@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -141,32 +140,15 @@ def bwrap_mounts(described: Interpreter | None = None) -> list[str]:
     ]
 
 
-@cache
-def bwrap_supports(option: str) -> bool:
-    bwrap = shutil.which("bwrap")
-    if not bwrap:
-        return False
-    try:
-        text = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=10, env={})
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return option in text.stdout + text.stderr
-
-
 def bwrap_user(root: bool) -> list[str]:
     """As root the server is root inside, and each child takes a uid of its own; otherwise a user namespace
     maps our one uid to its root, with the capabilities the server needs to make each cell's namespaces
-    (capabilities of that namespace only: a child drops them all before it runs anything)."""
+    (capabilities of that namespace only: a child drops them all before it runs anything).
+
+    Not --disable-userns: the server makes each cell's pid namespace from its own again (setns), which
+    that option's nested user namespace forbids. A submission still makes none: the seccomp filter
+    refuses unshare, setns and clone with any namespace flag, and its child has no capability.
+    """
     if root:
         return []
-    # --disable-userns: no user namespace of its own inside, so nothing can map itself more power.
-    return [
-        "--unshare-user",
-        "--uid",
-        "0",
-        "--gid",
-        "0",
-        "--cap-add",
-        "ALL",
-        *(["--disable-userns"] if bwrap_supports("--disable-userns") else []),
-    ]
+    return ["--unshare-user", "--uid", "0", "--gid", "0", "--cap-add", "ALL"]

@@ -120,25 +120,46 @@ def main():
     if config.get("parent"):
         die_with(config["parent"])  # outside bubblewrap (which does it itself): we end with the grading worker
     preload()
-    wire.write_all(ctl_out, wire.frame({"event": "ready", "namespaces": namespaces_work(config)}))
+    isolated = namespaces_work(config)
+    wire.write_all(ctl_out, wire.frame({"event": "ready", "namespaces": isolated}))
+    # Our own pid namespace, to make the next cell's from: unshare(CLONE_NEWPID) gives our next
+    # child a new one as its init, and setns(ours) makes the one after it ours again.
+    own = os.open("/proc/self/ns/pid", os.O_RDONLY) if isolated else None
+    # A cell's init is torn down with its namespaces, which can take milliseconds: the kernel reaps
+    # it, and the server goes on as soon as it says that all of the submission is dead.
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    SERVER[0] = os.getpid()
     while True:
         message = read_message(ctl_in)
         if message is None or message.get("op") != "open":
             os._exit(0)  # "quit", the end of the pipe, or a message for no cell: the grader is gone or done
         received = receive_fds(fds_in, int(message.get("fds", 0)))
-        SERVER[0] = os.getpid()
+        gone_r, gone_w = os.pipe()
+        pidns = own is not None and bool(message.get("namespaces")) and LIBC.unshare(CLONE_NEWPID) == 0
         cell = os.fork()
         if cell == 0:
             try:
-                open_cell(config, message, received)
+                os.close(gone_r)
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                open_cell(config, message, received, gone_w, pidns)
             except BaseException:
                 report_failure()
             finally:
                 os._exit(70)
-        for fd in received:
+        if pidns:
+            libc_call("setns", own, CLONE_NEWPID)  # namespaces_work checked that this works here
+        for fd in (*received, gone_w):
             os.close(fd)
-        status = wait_for(cell)
-        write_message(ctl_out, {"event": "closed", "status": describe_status(status)})
+        # The cell's init writes here once every process of the submission is dead, or it died
+        # itself (the pipe ends): either way the cell is closed, and its control of the pipes ends.
+        while True:
+            try:
+                os.read(gone_r, 1)
+                break
+            except InterruptedError:
+                continue
+        os.close(gone_r)
+        write_message(ctl_out, {"event": "closed"})
 
 
 def die_with(parent):
@@ -149,17 +170,29 @@ def die_with(parent):
 
 
 def namespaces_work(config):
-    """Whether a cell can have its namespaces here (a test cell: fork, unshare, done)."""
+    """Whether a cell can have its namespaces here: a test run of what each cell does, in a fork of ours."""
     if not config["cell"]["namespaces"]:
         return False
     pid = os.fork()
     if pid == 0:
-        os._exit(0 if LIBC.unshare(cell_flags()) == 0 else 1)
+        try:
+            own = os.open("/proc/self/ns/pid", os.O_RDONLY)
+            libc_call("unshare", CLONE_NEWPID)
+            first = os.fork()
+            if first == 0:
+                os._exit(0 if os.getpid() == 1 and LIBC.unshare(ROOM_FLAGS) == 0 else 1)
+            libc_call("setns", own, CLONE_NEWPID)
+            second = os.fork()  # in our own pid namespace again, not in the dead one
+            if second == 0:
+                os._exit(0)
+            ok = os.waitstatus_to_exitcode(wait_for(first)) == 0 and os.waitstatus_to_exitcode(wait_for(second)) == 0
+        except OSError:
+            ok = False
+        os._exit(0 if ok else 1)
     return os.waitstatus_to_exitcode(wait_for(pid)) == 0
 
 
-def cell_flags():
-    return CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNS | CLONE_NEWUTS
+ROOM_FLAGS = CLONE_NEWIPC | CLONE_NEWNS | CLONE_NEWUTS  # what a cell's init unshares for itself
 
 
 def receive_fds(sock_fd, count):
@@ -242,14 +275,20 @@ def describe_status(status):
 # ---------------------------------------------------------------- the cell
 
 
-def open_cell(config, message, cgroups):
-    """In the server's fork: join the cell's cgroups, make its namespaces, and run its init until the cell closes."""
-    die_with(SERVER[0])
+def open_cell(config, message, cgroups, gone, pidns):
+    """In the server's fork, the cell's init: join the cell's cgroups, make its namespaces, and serve until it closes.
+
+    `pidns`: we are the first process of a new pid namespace (the server unshared it for us);
+    when we end, the kernel kills every process left in it. `gone`: written once all of the
+    submission is dead.
+    """
+    die_with(SERVER[0])  # the cell ends with the server, and with it everything in its pid namespace
     for fd in cgroups:
         os.write(fd, b"0")  # "0": the writing process; its forks follow it
         os.close(fd)
-    isolated = bool(message.get("namespaces")) and LIBC.unshare(cell_flags()) == 0
+    isolated = pidns
     if isolated:
+        libc_call("unshare", ROOM_FLAGS)  # its own IPC, mount and UTS namespaces (namespaces_work tried them)
         # Nothing mounted in the cell propagates out of it (a host's mounts are often shared).
         libc_call("mount", b"none", b"/", None, MS_REC | MS_PRIVATE, None)
     if config.get("root"):
@@ -257,27 +296,14 @@ def open_cell(config, message, cgroups):
         # path leads to the kit, the class or any other file of the machine.
         os.chroot(config["root"])
         os.chdir("/")
-    # The new pid namespace takes our next child as its first process, its init: when it ends,
-    # the kernel kills every process left in the namespace and reaps them before we hear of it.
-    me = os.getpid()
-    init = os.fork()
-    if init == 0:
-        try:
-            die_with(me)  # the cell's init ends with us, and with it everything in its pid namespace
-            Cell(config, message, isolated).run()
-        except BaseException:
-            report_failure()
-            os._exit(70)
-        finally:
-            os._exit(0)
-    os._exit(os.waitstatus_to_exitcode(wait_for(init)) & 0xFF)
+    Cell(config, message, isolated, gone).run()
 
 
 class Cell:
     """The cell's init: answers the grader's control messages, forks the submission's children, and kills them."""
 
-    def __init__(self, config, message, isolated):
-        self.config, self.isolated = config, isolated
+    def __init__(self, config, message, isolated, gone):
+        self.config, self.isolated, self.gone = config, isolated, gone
         self.ctl_in, self.ctl_out, self.req_r, self.resp_w, self.fds_in = config["fds"]
         self.uid = message.get("uid")
         self.seccomp = bytes.fromhex(message["seccomp"])  # the filter for what this cell's namespaces make safe
@@ -310,6 +336,7 @@ class Cell:
             pass  # the grader is gone
         finally:
             self.kill_all()
+            os.write(self.gone, b"x")  # all of the submission is dead: the server may open the next cell
 
     def serve(self):
         """Answer the grader's control messages until it closes the cell."""
@@ -364,7 +391,7 @@ class Cell:
             try:
                 signal.set_wakeup_fd(-1)
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                for fd in (self.ctl_in, self.ctl_out, self.wake_r, self.wake_w):
+                for fd in (self.ctl_in, self.ctl_out, self.wake_r, self.wake_w, self.gone):
                     os.close(fd)
                 if PROC[0] is not None:
                     os.close(PROC[0])  # a way out of the chroot: closed before any submission code runs

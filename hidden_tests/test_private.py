@@ -10,14 +10,13 @@ smallest. Hypothesis spent about 2 ms drawing each input, which made this tier m
 cost of grading a submission whose behaviour is new (see bench/bench_grade.py).
 """
 
-import importlib.util
 import random
 
 import pytest
+from hypothesis import strategies as st
 
-from grader.core import exercise
-from grader.core.checks import WrongAnswer
-from grader.core.submission import SubmissionError
+from grader.core import exercise, twins
+from grader.core.twins import call
 
 EXERCISE = exercise.holding(__file__)  # the exercise whose folder holds this file
 # The exercise's value rule (exercise.toml [seam] values).
@@ -33,15 +32,7 @@ SEPARATORS = [" ", "  ", "\t", "\n", " \n "]
 RAW_ALPHABET = "ab .,\n\tAB"
 
 
-def _load_reference():
-    path = EXERCISE.root / "solutions" / "reference.py"
-    spec = importlib.util.spec_from_file_location("meteor_reference", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-REFERENCE = _load_reference()
+REFERENCE = twins.reference(EXERCISE.root)
 
 
 def _length(rng: random.Random, most: int) -> int:
@@ -115,249 +106,92 @@ def test_agrees_with_the_reference_on_raw_text(submission):
 
 # ---------------------------------------------------------------- twins
 #
-# The scoring policy (grader/core/scoring.py, docs/scoring.md) pays a visible test only when its
-# twin passes too: the same rule, checked here on inputs no student can see. A file that
-# hard-codes the visible tests' answers fails the twins, so its answers earn nothing.
-# A twin's input shares no call with the visible tests (tests/test_scoring.py checks it), and
-# its failure message, like the hidden tier's, gives the expected value but never the input.
+# The scoring policy (docs/scoring.md) pays a visible test only when its twin passes too: the same
+# rule, on inputs no student sees (grader/core/twins.py builds them). A file that hard-codes the
+# visible tests' answers fails the twins, so its answers earn nothing. No twin asks what a visible
+# test asks (tests/test_cheats.py checks it), and no twin's message shows its input.
 
-# Nine words: 0.999, where the visible test's 24 words give 1.0, so no constant passes both.
-LONG_TWIN = "stars shine over the calm sea tonight my friend"
-# (reference, candidate, keyword arguments) of the twin of each visible test with one answer.
-SINGLE_TWINS = {
-    "examples-worked_example": ("Snow falls softly on the quiet hills", "Soft snow drifts on the quiet hills", {}),
-    "examples-identical_sentences": ("a bird sings in the old tree", "a bird sings in the old tree", {}),
-    "examples-no_common_word": ("red apple", "green pear", {}),
-    "examples-repeated_word_is_clipped": ("red fish", "red red red red fish", {}),
-    "examples-punctuation_stays_in_the_token": ("Good night, moon!", "good night moon", {}),
-    "examples-custom_parameters": ("a bird sings in the old tree", "a bird in the tree", {"alpha": 0.5, "beta": 2, "gamma": 0.25}),
-    "examples-empty_reference": ("", "something else", {}),
-    "hidden-original_worked_example": ("Cold wind blows across the field", "cold breeze blows across the field", {}),
-    "hidden-longer_exact_match_scores_near_1": (LONG_TWIN, LONG_TWIN, {}),
-    "hidden-all_parameters_at_once": ("the dog ran in the park", "the dog in a park", {"alpha": 0.7, "beta": 1.5, "gamma": 0.6}),
-    "hidden-uppercase_reference": ("THE Dog RAN Far", "the dog ran far", {}),
-    "hidden-uppercase_candidate": ("p q r s t", "P Q x S T", {}),
-    "hidden-lower_is_not_casefold": ("Der Fuß ist groß", "DER FUSS IST GROSS", {}),
-    "hidden-runs_of_spaces_tabs_newlines": ("a  bird\tsings\nin   trees", " a bird sings in trees \n", {}),
-    "hidden-leading_and_trailing_whitespace": ("\n\t the moon is bright \t", "  a pale moon is bright", {}),
-    "hidden-punctuation_is_part_of_the_token": ("Yes, indeed.", "yes indeed", {}),
-    "hidden-same_punctuation_matches": ("the moon, again.", "the moon, again.", {}),
-    "hidden-repeated_candidate_words_are_clipped": ("p p q r", "p p p q r", {}),
-    "hidden-repeated_reference_words_match_once_each": ("a a a a dog", "a dog", {}),
-    "hidden-clipping_with_many_repeats": ("we are as we are", "are are are are we we we we", {}),
-    "hidden-matching_scans_left_to_right": ("p q", "p p p q", {}),
-    "hidden-left_to_right_decides_the_chunks": ("p q r s", "q p q r s", {}),
-    "hidden-recall_weighs_more_than_precision": ("a b c d e f g h i j", "a b c", {}),
-    "hidden-precision_when_candidate_is_long": ("a b c", "a b c d e f g h i j", {}),
-    "hidden-alpha_0_gives_precision": ("p q r s t", "p q x y", {"alpha": 0}),
-    "hidden-alpha_1_gives_recall": ("p q r s t", "p q x", {"alpha": 1}),
-    "hidden-alpha_half_is_the_harmonic_mean": ("p q r s", "p q r x y z", {"alpha": 0.5}),
-    "hidden-chunks_are_counted_in_the_candidate": ("a b c d e f", "d e f a b c", {}),
-    "hidden-every_scattered_match_is_its_own_chunk": ("p q r", "p x q y r", {}),
-    "hidden-two_chunks": ("p q r s t u v", "p q r x s t u", {}),
-    "hidden-penalty_divides_chunks_by_matches": ("p q r s t", "p q x y", {}),
-    "hidden-beta_0_makes_the_penalty_gamma": ("p q r s t", "p x q y r", {"beta": 0}),
-    "hidden-fractional_beta": ("p q r s t u", "p x q r y s", {"beta": 2.5}),
-    "hidden-gamma_0_means_no_penalty": ("p q r s t", "p x q r y", {"gamma": 0}),
-    "hidden-gamma_1_single_word": ("q", "q", {"gamma": 1}),
-    "hidden-gamma_1_two_chunks": ("p q r s t", "p x r s t", {"gamma": 1}),
-    "hidden-rounds_instead_of_truncating": ("p q r", "p x q x", {}),
-    "hidden-rounds_to_three_decimals": ("p q r s", "p x q r s", {}),
-    "hidden-rounding_an_exact_tie": ("p q", "p q", {"beta": 0, "gamma": 0.0625}),
-    "hidden-empty_candidate": ("a dog", "", {}),
-    "hidden-empty_reference": ("", "a dog", {}),
-    "hidden-both_empty": ("\n", "", {}),
-    "hidden-whitespace_only_candidate": ("a dog", "\n \t", {}),
-    "hidden-whitespace_only_reference": ("\t ", "a dog", {}),
-    "hidden-no_overlapping_words_gives_0": ("red roses bloom early", "blue violets fade", {}),
-}
-# The hidden tier's two tests that compare answers: the same comparison on other texts.
-PAIR_TWINS = {
-    # (reference, the better candidate, the one that must score lower)
-    "hidden-fragmented_matches_score_lower_than_contiguous": ("p q r s t u", "p q r x y z", "p x q y r z"),
-}
-
-
-def _call(submission, twin_of: str, reference, candidate, params, expected: str = ""):
-    """Call the submission on a twin input; a crash says how it ended but not what it printed.
-
-    The exception's text and traceback can carry the input (`raise ValueError(reference)`), so
-    they stay out of the message: the visible twin's own failure shows them.
-    """
-    try:
-        return submission.meteor_score(reference, candidate, **params)
-    except SubmissionError as exc:
-        how = exc.message.split(":", 1)[0] if exc.kind == "exception" else exc.message
-        exc.message = f"{_unseen(twin_of)}{expected}{how}"
-        exc.traceback = ""
-        raise
-
-
-def _judged(submission, reference, candidate, params, twin_of: str) -> float:
-    """The submission's answer to one twin input, judged against the reference; the message hides the input."""
-    exact = REFERENCE.explain(reference, candidate, **params)["score_unrounded"]
-    got = _call(submission, twin_of, reference, candidate, params, f"expected {expected_text(exact)}, but ")
-    try:
-        return expect_score(got, exact)
-    except WrongAnswer as exc:
-        raise WrongAnswer(f"{_unseen(twin_of)}{exc}") from None
-
-
-def _visible_name(key: str) -> str:
-    tier, name = key.split("-", 1)
-    return f"the {tier} test {name}"
-
-
-def _unseen(twin_of: str) -> str:
-    return f"the same rule as {twin_of}, on an input you never see: "
-
-
-
-# The property tier's twins: each property, checked on a fixed list of inputs drawn from words
-# the visible tests never use.
-TWIN_WORDS = ["moon", "star", "river", "stone", "lamp", "road,", "Tree.", "owl", "don't", "sea"]
-TWIN_OTHER_WORDS = ["gnu", "yak", "ibex", "Emu!"]  # never in TWIN_WORDS, in any case
-TWIN_STYLES = {"plain": str, "upper": str.upper, "title": str.title, "swapcase": str.swapcase}
-PROPERTY_TWIN_CASES = 8
-
-
-def _words(rng: random.Random, least: int = 1, most: int = 9, vocabulary=TWIN_WORDS) -> list[str]:
-    return [rng.choice(vocabulary) for _ in range(rng.randint(least, most))]
-
-
-def _any_parameters(rng: random.Random) -> dict:
-    return {"alpha": rng.choice([0.0, 0.5, 1.0, rng.random()]), "beta": rng.choice([0, 1, 3, rng.uniform(0, 6)]),
-            "gamma": rng.choice([0.0, 1.0, rng.random()])}
-
-
-def _twin_say(key: str, text: str) -> WrongAnswer:
-    return WrongAnswer(f"{_unseen(_visible_name(key))}{text}")
-
-
-def _valid(submission, key, reference, candidate, **params) -> float:
-    got = _call(submission, _visible_name(key), reference, candidate, params)
-    try:
-        return expect_valid_score(got)
-    except WrongAnswer as exc:
-        raise _twin_say(key, str(exc)) from None
-
-
-def _rounded_in_range(submission, key, rng):
-    _valid(submission, key, " ".join(_words(rng)), " ".join(_words(rng)), **_any_parameters(rng))
-
-
-def _case(submission, key, rng):
-    reference, candidate = " ".join(_words(rng)), " ".join(_words(rng))
-    ref_style, cand_style = TWIN_STYLES[rng.choice(list(TWIN_STYLES))], TWIN_STYLES[rng.choice(list(TWIN_STYLES)[1:])]
-    plain = _valid(submission, key, reference, candidate)
-    styled = _valid(submission, key, ref_style(reference), cand_style(candidate))
-    if plain != styled:
-        raise _twin_say(key, f"changing the letters' case changed the score from {plain} to {styled}")
-
-
-def _whitespace(submission, key, rng):
-    reference, candidate = _words(rng), _words(rng)
-
-    def spaced(tokens):
-        gaps = ["".join(rng.choice(" \t\n\r") for _ in range(rng.randint(1, 3))) for _ in range(len(tokens) + 1)]
-        return gaps[0] + "".join(t + g for t, g in zip(tokens, gaps[1:]))
-
-    plain = _valid(submission, key, " ".join(reference), " ".join(candidate))
-    messy = _valid(submission, key, spaced(reference), spaced(candidate))
-    if plain != messy:
-        raise _twin_say(key, f"changing the whitespace between words changed the score from {plain} to {messy}")
-
-
-def _no_common_word(submission, key, rng):
-    got = _valid(submission, key, " ".join(_words(rng)), " ".join(_words(rng, vocabulary=TWIN_OTHER_WORDS)), **_any_parameters(rng))
-    if got != 0.0:
-        raise _twin_say(key, f"texts with no word in common must score 0.0, got {got}")
-
-
-def _without_words(submission, key, rng):
-    text, other = rng.choice(["\t", "\r\n ", "   \n"]), " ".join(_words(rng))
-    reference, candidate = (text, other) if rng.random() < 0.5 else (other, text)
-    got = _valid(submission, key, reference, candidate)
-    if got != 0.0:
-        raise _twin_say(key, f"a text with no words must score 0.0, got {got}")
-
-
-def _identical(submission, key, rng):
-    tokens, params = _words(rng), _any_parameters(rng)
-    text = " ".join(tokens)
-    exact = 1 - params["gamma"] * (1 / len(tokens)) ** params["beta"]
-    _judged(submission, text, text, params, _visible_name(key))
-    if abs(REFERENCE.explain(text, text, **params)["score_unrounded"] - exact) > 1e-9:
-        raise AssertionError("the twin's own formula disagrees with the reference")  # a bug of the kit, not the student's
-
-
-def _repeated(submission, key, rng):
-    reference = _words(rng, 1, 8)
-    word = rng.choice(reference)
-    repeats = reference.count(word) + rng.randint(1, 5)
-    _judged(submission, " ".join(reference), " ".join([word] * repeats), {}, _visible_name(key))
-
-
-def _more_chunks(submission, key, rng):
-    matched = rng.sample(TWIN_WORDS, rng.randint(2, 6))
-    fillers = _words(rng, len(matched) - 1, len(matched) + 2, TWIN_OTHER_WORDS)
-    interleaved = [w for pair in zip(matched, fillers) for w in pair] + matched[len(fillers):] + fillers[len(matched):]
-    together = _valid(submission, key, " ".join(matched), " ".join(matched + fillers))
-    scattered = _valid(submission, key, " ".join(matched), " ".join(interleaved))
-    if scattered > together:
-        raise _twin_say(key, f"splitting the matched words into more chunks raised the score from {together} to {scattered}")
-
-
-def _unmatched_at_end(submission, key, rng):
-    reference, candidate = " ".join(_words(rng)), _words(rng)
-    extra = _words(rng, 1, 4, TWIN_OTHER_WORDS)
-    before = _valid(submission, key, reference, " ".join(candidate))
-    after = _valid(submission, key, reference, " ".join(candidate + extra))
-    if after > before:
-        raise _twin_say(key, f"adding words that match nothing raised the score from {before} to {after}")
-
-
-def _gamma_0(submission, key, rng):
-    reference, candidate = " ".join(_words(rng)), " ".join(_words(rng))
-    with_penalty = _valid(submission, key, reference, candidate)
-    without = _valid(submission, key, reference, candidate, gamma=0)
-    if without < with_penalty:
-        raise _twin_say(key, f"with gamma=0 there is no penalty, so the score cannot drop: {with_penalty} became {without}")
-
-
-PROPERTY_TWINS = {
-    "properties-score_is_a_rounded_number_between_0_and_1": _rounded_in_range,
-    "properties-case_does_not_change_the_score": _case,
-    "properties-whitespace_does_not_change_the_score": _whitespace,
-    "properties-no_common_word_scores_0": _no_common_word,
-    "properties-a_text_without_words_scores_0": _without_words,
-    "properties-identical_texts_have_one_chunk": _identical,
-    "properties-a_repeated_word_matches_only_as_often_as_in_the_reference": _repeated,
-    "properties-more_chunks_never_raise_the_score": _more_chunks,
-    "properties-unmatched_words_at_the_end_never_raise_the_score": _unmatched_at_end,
-    "properties-gamma_0_scores_the_fmean_alone": _gamma_0,
-}
-TWINS = [*SINGLE_TWINS, *PAIR_TWINS, "hidden-longer_exact_match_is_close_to_1", *PROPERTY_TWINS]
+LONG = "stars shine over the calm sea tonight my friend"  # 0.999, where the visible test's 24 words give 1.0
+ANSWERS = twins.answers(
+    EXERCISE,
+    {
+        "examples-worked_example": call("Snow falls softly on the quiet hills", "Soft snow drifts on the quiet hills"),
+        "examples-identical_sentences": call("a bird sings in the old tree", "a bird sings in the old tree"),
+        "examples-no_common_word": call("red apple", "green pear"),
+        "examples-repeated_word_is_clipped": call("red fish", "red red red red fish"),
+        "examples-punctuation_stays_in_the_token": call("Good night, moon!", "good night moon"),
+        "examples-custom_parameters": call("a bird sings in the old tree", "a bird in the tree", alpha=0.5, beta=2, gamma=0.25),
+        "examples-empty_reference": call("", "something else"),
+        "hidden-original_worked_example": call("Cold wind blows across the field", "cold breeze blows across the field"),
+        "hidden-longer_exact_match_scores_near_1": call(LONG, LONG),
+        "hidden-all_parameters_at_once": call("the dog ran in the park", "the dog in a park", alpha=0.7, beta=1.5, gamma=0.6),
+        "hidden-uppercase_reference": call("THE Dog RAN Far", "the dog ran far"),
+        "hidden-uppercase_candidate": call("p q r s t", "P Q x S T"),
+        "hidden-lower_is_not_casefold": call("Der Fuß ist groß", "DER FUSS IST GROSS"),
+        "hidden-runs_of_spaces_tabs_newlines": call("a  bird\tsings\nin   trees", " a bird sings in trees \n"),
+        "hidden-leading_and_trailing_whitespace": call("\n\t the moon is bright \t", "  a pale moon is bright"),
+        "hidden-punctuation_is_part_of_the_token": call("Yes, indeed.", "yes indeed"),
+        "hidden-same_punctuation_matches": call("the moon, again.", "the moon, again."),
+        "hidden-repeated_candidate_words_are_clipped": call("p p q r", "p p p q r"),
+        "hidden-repeated_reference_words_match_once_each": call("a a a a dog", "a dog"),
+        "hidden-clipping_with_many_repeats": call("we are as we are", "are are are are we we we we"),
+        "hidden-matching_scans_left_to_right": call("p q", "p p p q"),
+        "hidden-left_to_right_decides_the_chunks": call("p q r s", "q p q r s"),
+        "hidden-recall_weighs_more_than_precision": call("a b c d e f g h i j", "a b c"),
+        "hidden-precision_when_candidate_is_long": call("a b c", "a b c d e f g h i j"),
+        "hidden-alpha_0_gives_precision": call("p q r s t", "p q x y", alpha=0),
+        "hidden-alpha_1_gives_recall": call("p q r s t", "p q x", alpha=1),
+        "hidden-alpha_half_is_the_harmonic_mean": call("p q r s", "p q r x y z", alpha=0.5),
+        "hidden-chunks_are_counted_in_the_candidate": call("a b c d e f", "d e f a b c"),
+        "hidden-every_scattered_match_is_its_own_chunk": call("p q r", "p x q y r"),
+        "hidden-two_chunks": call("p q r s t u v", "p q r x s t u"),
+        "hidden-penalty_divides_chunks_by_matches": call("p q r s t", "p q x y"),
+        "hidden-beta_0_makes_the_penalty_gamma": call("p q r s t", "p x q y r", beta=0),
+        "hidden-fractional_beta": call("p q r s t u", "p x q r y s", beta=2.5),
+        "hidden-gamma_0_means_no_penalty": call("p q r s t", "p x q r y", gamma=0),
+        "hidden-gamma_1_single_word": call("q", "q", gamma=1),
+        "hidden-gamma_1_two_chunks": call("p q r s t", "p x r s t", gamma=1),
+        "hidden-rounds_instead_of_truncating": call("p q r", "p x q x"),
+        "hidden-rounds_to_three_decimals": call("p q r s", "p x q r s"),
+        "hidden-rounding_an_exact_tie": call("p q", "p q", beta=0, gamma=0.0625),
+        "hidden-empty_candidate": call("a dog", ""),
+        "hidden-empty_reference": call("", "a dog"),
+        "hidden-both_empty": call("\n", ""),
+        "hidden-whitespace_only_candidate": call("a dog", "\n \t"),
+        "hidden-whitespace_only_reference": call("\t ", "a dog"),
+        "hidden-no_overlapping_words_gives_0": call("red roses bloom early", "blue violets fade"),
+        "hidden-fragmented_matches_score_lower_than_contiguous": [
+            call("p q r s t u", "p q r x y z"),
+            call("p q r s t u", "p x q y r z"),
+        ],
+        "hidden-longer_exact_match_is_close_to_1": call(LONG, LONG),
+    },
+    check=expect_score,
+    expected=lambda *args, **kwargs: REFERENCE.explain(*args, **kwargs)["score_unrounded"],  # the unrounded score
+    shown=expected_text,
+)
+# Each property on 8 examples drawn from words no visible test uses.
+WORDS = ["moon", "star", "river", "stone", "lamp", "road,", "Tree.", "owl", "sea"]
+TEXTS = st.lists(st.sampled_from(WORDS), min_size=1, max_size=9)
+PROPERTIES = twins.properties(
+    EXERCISE.tests_dir / "test_properties.py",
+    {"reference": TEXTS, "candidate": TEXTS, "tokens": TEXTS, "other": TEXTS},
+    {
+        "no_common_word_scores_0": {
+            "candidate": st.lists(st.sampled_from(["gnu", "yak", "ibex", "Emu!"]), min_size=1, max_size=9)
+        },
+        "a_text_without_words_scores_0": {"text": st.sampled_from(["\t", "\r\n ", "   \n"])},
+        "more_chunks_never_raise_the_score": {
+            "matched": st.lists(
+                st.sampled_from(["moon", "star", "river", "owl", "sea", "lamp"]), min_size=2, max_size=6, unique=True
+            )
+        },
+    },
+)
+TWINS = {**ANSWERS, **PROPERTIES}
 
 
 @pytest.mark.parametrize("key", TWINS)
 def test_twin(submission, key):
     """The twin of one visible test: its rule on unseen inputs (its id names the visible test)."""
-    if key in SINGLE_TWINS:
-        reference, candidate, params = SINGLE_TWINS[key]
-        _judged(submission, reference, candidate, params, _visible_name(key))
-    elif key in PAIR_TWINS:
-        reference, better, worse = PAIR_TWINS[key]
-        high = _judged(submission, reference, better, {}, _visible_name(key))
-        low = _judged(submission, reference, worse, {}, _visible_name(key))
-        if not low < high:
-            raise _twin_say(key, f"the fragmented candidate scored {low}, not lower than the contiguous one ({high})")
-    elif key == "hidden-longer_exact_match_is_close_to_1":
-        got = _judged(submission, LONG_TWIN, LONG_TWIN, {}, _visible_name(key))
-        if got < 0.99:
-            raise _twin_say(key, f"an exact match of many words should score at least 0.99, got {got}")
-    else:
-        # Seeded by the key: the same inputs on every run and machine, and the memo can replay them.
-        rng = random.Random(f"twin:{key}")
-        for _ in range(PROPERTY_TWIN_CASES):
-            PROPERTY_TWINS[key](submission, key, rng)
+    TWINS[key](submission)

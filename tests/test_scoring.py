@@ -224,9 +224,13 @@ def test_a_twin_checks_another_answer_than_its_visible_test(modules, reference):
     examples, hidden, private = modules
     visible = {f"examples-{n}": (r, c, kw) for n, (r, c, kw, _) in examples.EXAMPLES.items()}
     visible |= {f"hidden-{c.name}": (c.reference, c.candidate, c.kwargs) for c in hidden.CASES}
-    for key, (ref, cand, kw) in private.SINGLE_TWINS.items():
-        mine, theirs = reference.meteor_score(ref, cand, **kw), reference.meteor_score(*visible[key][:2], **visible[key][2])
-        assert mine != theirs or key in POLICY.constant_passes, key
+    for key, twin in private.ANSWERS.items():
+        for row, _ in twin.rows if key in visible else ():
+            mine, theirs = (
+                reference.meteor_score(*row.args, **row.kwargs),
+                reference.meteor_score(*visible[key][:2], **visible[key][2]),
+            )
+            assert mine != theirs or key in POLICY.constant_passes, key
 
 
 def verdicts_for(value: float, modules) -> list[V]:
@@ -261,7 +265,7 @@ def test_no_constant_earns_a_point(modules, reference):
     # trying each of those (and 0.0, 0.5, 1.0) tries every constant that could pass anything.
     examples, hidden, private = modules
     exacts = [e for *_, e in examples.EXAMPLES.values()] + [c.exact for c in hidden.CASES]
-    exacts += [reference.explain(r, c, **kw)["score_unrounded"] for r, c, kw in private.SINGLE_TWINS.values()]
+    exacts += [exact for twin in private.ANSWERS.values() for _, exact in twin.rows]  # the twins judge the unrounded score
     constants = {0.0, 0.5, 1.0} | {v for e in exacts for v in correct_roundings(e)}
     assert len(constants) > 40
     earned = {}

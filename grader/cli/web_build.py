@@ -3,7 +3,7 @@
 The site holds Pyodide (from its npm package), the test wheels and the standard library
 precompiled inside Pyodide, the grader and the browser tiers' tests, and everything the page
 needs from the reference solution, computed here. Never the reference itself, nor the
-private tier.
+tests of a secret tier (browser = false).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ STAMP = "build-stamp.txt"
 
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "pyodide-lock.json")
 # What the page's Python runs: the same grader and tests as the CLI, minus the sandbox,
-# the private tier and the reference solution.
+# the secret tiers and the reference solution.
 # The whole browser-safe core package ships; nothing else from grader/ does.
 CORE_FILES = tuple(sorted(str(p.relative_to(ROOT)) for p in (ROOT / "grader" / "core").glob("*.py")))
 PAGE_SESSION = WEB / "py" / "page_session.py"

@@ -99,7 +99,7 @@ def _value_rule(ex: exercise.Exercise) -> tuple[re.Pattern, re.Pattern, str, str
 def _secret_safe(test: dict, ex: exercise.Exercise, public: bool) -> str:
     """The message of a test whose input is not shown, without anything the submission could fill with an input.
 
-    A `public` tier's tests (the hidden tier: shipped to the page, its inputs not shown) keep the
+    A `public` tier's tests (shipped to the page, their inputs not shown) keep the
     numbers they returned, as the page shows them. A secret tier's do not: a number can carry a
     few characters of the input, and with the input secret, the wrong number tells the student
     nothing they can act on.

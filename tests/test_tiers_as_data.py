@@ -219,11 +219,15 @@ def test_the_page_lists_the_new_tier_with_its_title_and_runs_it(edged, tmp_path)
     data = web_build.page_data(ex)
     assert list(data["tiers"]) == list(ex.browser_tiers) and data["tiers"]["edge"]["title"] == "Edge cases"
     assert "hidden_tests/test_edge.py" in web_build.kit_files(ex)  # shipped to the page, its tier being a browser one
+    assert "hidden_tests/test_edge_twins.py" not in web_build.kit_files(ex)
 
-    # The page's Python side, as the site holds it: page_session.py beside the exercise.
+    # The page's Python side, as the site's kit.zip holds it: page_session.py beside the exercise's shipped files.
     shutil.copy(KIT_ROOT / "web" / "py" / "page_session.py", tmp_path / "page_session.py")
-    for part in ("problem", "hidden_tests"):
-        shutil.copytree(edged / part, tmp_path / part)
+    for name in web_build.kit_files(ex):
+        if (edged / name).is_file():  # the engine's files come from the kit
+            (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(edged / name, tmp_path / name)
+    assert not (tmp_path / "hidden_tests" / "test_private.py").exists()
     run = (
         "import json, sys\n"
         "import page_session\n"
@@ -246,7 +250,7 @@ def test_the_page_lists_the_new_tier_with_its_title_and_runs_it(edged, tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert {t["tier"] for t in report["tests"]} == set(ex.browser_tiers)
-    assert [t["status"] for t in report["tests"] if t["tier"] == "edge"] == ["pass", "fail"]
+    assert [t["status"] for t in report["tests"] if t["tier"] == "edge"] == ["pass", "fail"], report["message"]
 
     # The results panel's groups (web/src/results.js), from that report and the page's data.
     script = (

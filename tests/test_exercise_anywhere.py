@@ -110,7 +110,7 @@ def test_check_scores_the_exercise_s_files_and_names_its_mistake(copy):
     right = kit(copy, "check", "--json", str(CORRECT))
     assert right.returncode == 0, right.stderr
     report = json.loads(right.stdout)
-    assert report["passed"] == len(report["tests"]) == 18 and report["score"] == report["max_score"] == 35
+    assert report["passed"] == len(report["tests"]) == 34 and report["score"] == report["max_score"] == 35
     assert report["diagnosis"] is None
     wrong = kit(copy, "check", "--json", str(WRONG))
     assert wrong.returncode == 1, wrong.stderr
@@ -193,9 +193,9 @@ def test_pytest_on_its_hidden_tests_uses_that_exercise(copy, tmp_path):
         )
 
     right = pytest_run(CORRECT)
-    assert right.returncode == 0 and "18 passed" in right.stdout, right.stdout[-2000:]
+    assert right.returncode == 0 and "34 passed" in right.stdout, right.stdout[-2000:]
     wrong = pytest_run(WRONG)
-    assert wrong.returncode == 1 and re.search(r"\b4 failed, 14 passed\b", wrong.stdout), wrong.stdout[-2000:]
+    assert wrong.returncode == 1 and re.search(r"\b6 failed, 28 passed\b", wrong.stdout), wrong.stdout[-2000:]
     other = tmp_path / "meteor.py"
     other.write_text("def meteor_score(reference, candidate):\n    return 0.0\n")
     missing = pytest_run(other)

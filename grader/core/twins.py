@@ -52,7 +52,7 @@ class Call:
 
 
 def call(*args: Any, **kwargs: Any) -> Call:
-    """A row of an `answers` table: `call("a b", "a c", alpha=0.5)`."""
+    """A row of an `answers` table: `call("a b", "a c", detail=True)`, the arguments of one call."""
     return Call(args, kwargs)
 
 

@@ -49,3 +49,8 @@ def expect_detail(got: object, want: dict, *, call: str | None = None) -> dict:
             raise WrongAnswer(f"{where}expected {name} = {want[name]!r}, got {describe(got[name])}")
     expect_rate(got["wer"], want["wer"], call=call)
     return got
+
+
+def expect(got: object, want: object, *, call: str | None = None) -> object:
+    """Pass when `got` is `want`: the detail dict when `want` is one, else the rate."""
+    return expect_detail(got, want, call=call) if isinstance(want, dict) else expect_rate(got, want, call=call)

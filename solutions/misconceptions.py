@@ -5,7 +5,7 @@ score differs from the reference, the difference comes from that one mistake. Th
 diagnosis compares a submission's answers with these models' answers on a fixed probe set.
 PAIRS puts two common mistakes together, for a student who makes both.
 Nothing here ships to the browser; the page gets only the models' outputs (grader/judging/diagnose.py).
-This is the exercise's trusted seam module (exercise.toml [seam] trusted): MODELS, PAIRS and probes().
+This is the exercise's trusted seam module (exercise.toml [seam] trusted): MODELS, PAIRS, probes() and RULES.
 """
 
 from __future__ import annotations
@@ -24,25 +24,50 @@ HERE = Path(__file__).resolve().parent.parent  # the exercise folder
 DEFAULTS = exercise.load(HERE).defaults  # alpha, beta, gamma: the signature's
 
 
-# The statement's rules, in the words the student read (problem/statement.md).
-RULE_CASE = ("rule 1, Tokens", "lowercase each text with str.lower() before comparing words")
-RULE_SPLIT = ("rule 1, Tokens", "split each text on any run of whitespace with str.split()")
-RULE_PUNCT = ("rule 1, Tokens", "punctuation stays part of its token, so sky. and sky are different words")
-RULE_CLIP = ("rule 2, Matching", "each reference word can be matched only once")
-RULE_LEFT = ("rule 2, Matching", "scan the candidate from left to right, each word taking an unused copy from the reference")
-RULE_PR = ("rule 3, Precision and recall", "P = m / |c| divides by the candidate's length and R = m / |r| by the reference's")
-RULE_FMEAN = ("rule 3, F-mean", "Fmean = P·R / (α·P + (1 − α)·R)")
-RULE_ALPHA = ("rule 3, F-mean", "use the alpha that was passed in: Fmean = P·R / (α·P + (1 − α)·R)")
-RULE_CHUNKS = ("rule 4, Chunks", "a chunk is a maximal run of consecutive matched positions in the candidate")
-RULE_PENALTY = ("rule 4, Penalty", "Pen = γ·(ch / m)^β")
-RULE_BETA = ("rule 4, Penalty", "use the beta that was passed in: Pen = γ·(ch / m)^β")
-RULE_GAMMA = ("rule 4, Penalty", "use the gamma that was passed in: Pen = γ·(ch / m)^β")
-RULE_IDENTICAL = ("rule 4, Penalty", "identical texts are still one chunk, so Pen = γ·(1/n)^β and the score stays below 1")
-RULE_SCORE = ("rule 5, Score", "score = Fmean·(1 − Pen)")
-RULE_ROUND = ("rule 5, Score", "round the final score to 3 decimal places with round(score, 3)")
-RULE_EMPTY = ("rule 6, Nothing to match", "the score is 0.0 when either text has no words or nothing matches")
-RULE_OUTPUT = ("Output", "return a float between 0 and 1")
-RULE_SIGNATURE = ("Problem statement", f"the function is {exercise.load(HERE).signature}")
+# The statement's rules, in the words the student read (problem/statement.md): (where, the rule,
+# the rule of exercise.toml's [scoring.rules] whose tests it breaks, "" for none).
+RULE_CASE = ("rule 1, Tokens", "lowercase each text with str.lower() before comparing words", "case")
+RULE_SPLIT = ("rule 1, Tokens", "split each text on any run of whitespace with str.split()", "split")
+RULE_PUNCT = ("rule 1, Tokens", "punctuation stays part of its token, so sky. and sky are different words", "punct")
+RULE_CLIP = ("rule 2, Matching", "each reference word can be matched only once", "clip")
+RULE_LEFT = (
+    "rule 2, Matching",
+    "scan the candidate from left to right, each word taking an unused copy from the reference",
+    "left",
+)
+RULE_PR = (
+    "rule 3, Precision and recall",
+    "P = m / |c| divides by the candidate's length and R = m / |r| by the reference's",
+    "fmean",
+)
+RULE_FMEAN = ("rule 3, F-mean", "Fmean = P·R / (α·P + (1 − α)·R)", "fmean")
+RULE_ALPHA = ("rule 3, F-mean", "use the alpha that was passed in: Fmean = P·R / (α·P + (1 − α)·R)", "fmean")
+RULE_CHUNKS = ("rule 4, Chunks", "a chunk is a maximal run of consecutive matched positions in the candidate", "chunks")
+RULE_PENALTY = ("rule 4, Penalty", "Pen = γ·(ch / m)^β", "penalty")
+RULE_BETA = ("rule 4, Penalty", "use the beta that was passed in: Pen = γ·(ch / m)^β", "penalty")
+RULE_GAMMA = ("rule 4, Penalty", "use the gamma that was passed in: Pen = γ·(ch / m)^β", "penalty")
+RULE_IDENTICAL = (
+    "rule 4, Penalty",
+    "identical texts are still one chunk, so Pen = γ·(1/n)^β and the score stays below 1",
+    "penalty",
+)
+RULE_SCORE = ("rule 5, Score", "score = Fmean·(1 − Pen)", "penalty")
+RULE_ROUND = ("rule 5, Score", "round the final score to 3 decimal places with round(score, 3)", "round")
+RULE_EMPTY = ("rule 6, Nothing to match", "the score is 0.0 when either text has no words or nothing matches", "empty")
+RULE_OUTPUT = ("Output", "return a float between 0 and 1", "")
+RULE_SIGNATURE = ("Problem statement", f"the function is {exercise.load(HERE).signature}", "")
+
+# Each rule of exercise.toml's [scoring.rules] as the statement says it (where, the rule): where no
+# model matches, the diagnosis names the rules whose tests fail in these words.
+RULES = {
+    "whole": ("rules 1 to 5, as the worked example shows", "the whole computation, from the tokens to the rounded score"),
+    **{
+        rule[2]: rule[:2]
+        for rule in (RULE_CASE, RULE_SPLIT, RULE_PUNCT, RULE_CLIP, RULE_LEFT, RULE_CHUNKS, RULE_ROUND, RULE_EMPTY)
+    },
+    "fmean": ("rule 3, Precision, recall, F-mean", "P = m / |c|, R = m / |r| and Fmean = P·R / (α·P + (1 − α)·R)"),
+    "penalty": ("rules 4 and 5, Penalty and Score", "Pen = γ·(ch / m)^β and score = Fmean·(1 − Pen)"),
+}
 
 
 @dataclass(frozen=True)
@@ -156,6 +181,7 @@ class Model:
     family: str = ""  # the mistake this is one form of (its own id when empty)
     changed: tuple[str, ...] = ()  # the steps it replaces
     parts: tuple[str, ...] = ()  # for two mistakes at once: the two models' ids
+    breaks: str = ""  # the rule of [scoring.rules] whose tests it breaks ("" for none)
 
     @property
     def mistake(self) -> str:
@@ -171,11 +197,11 @@ class Model:
         return compute(self.steps, reference, candidate, **kwargs, rounded=False)
 
 
-def _model(id: str, when: str, rule: tuple[str, str], **changes: Any) -> Model:
+def _model(id: str, when: str, rule: tuple[str, str, str], **changes: Any) -> Model:
     signature = changes.pop("signature", "standard")
     family = changes.pop("family", "")
     changed = tuple(sorted(changes)) + (("signature",) if signature != "standard" else ())
-    return Model(id, when, rule[0], rule[1], replace(RIGHT, **changes), signature, family, changed)
+    return Model(id, when, rule[0], rule[1], replace(RIGHT, **changes), signature, family, changed, breaks=rule[2])
 
 
 # Step replacements used by the models below.
@@ -710,6 +736,9 @@ OUR_PROBES: list[tuple[str, str, dict]] = [
     ("one two three four", "three four one two", {}),
     ("red x green y blue", "red green blue", {}),
     ("p q r s t", "z p q z r s", {}),
+    ("one two three four five six seven", "one two x four five y seven", {}),  # three chunks
+    ("sun moon star sky", "sun moon rain sky cloud", {}),  # two chunks, the last word unmatched
+    ("big red sun", "sun big sun", {}),  # an extra copy that scanning from either end leaves out
     ("blue sky", "green grass", {}),
     ("", "some words here", {}),
     ("some words here", "", {}),

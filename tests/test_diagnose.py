@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -11,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from grader.core import diagnosis as diagnosis_core
-from grader.core import exercise
+from grader.core import exercise, replay
 from grader.core.submission import SubmissionError, load_local
 from grader.judging import diagnose
 from tests.conftest import KIT_ROOT, load_module
@@ -184,7 +187,9 @@ class Unclipped:
         return round(p * r / (alpha * p + (1 - alpha) * r) * (1 - gamma * (ch / m) ** beta), 3)
 
 found = core.diagnose(Unclipped(), table)
-assert not any(name.startswith(("grader", "solutions", "meteor")) for name in sys.modules), sorted(sys.modules)
+# The browser-safe core only: no reference, no models, nothing of the trusted side.
+kit = [name for name in sys.modules if name.startswith(("grader", "solutions", "meteor", "_exercise_"))]
+assert kit and all(name == "grader" or name.startswith("grader.core") for name in kit), sorted(kit)
 print(found["mistake"])
 """
     done = subprocess.run([sys.executable, "-I", "-c", script], capture_output=True, text=True, timeout=60)
@@ -219,33 +224,118 @@ def test_what_a_submission_prints_while_probed_stays_out_of_the_output(capsys):
     found = diagnose.diagnose_submission(EXERCISE, Prints())
     assert "debugging!" not in capsys.readouterr().out
     assert found is not None and found.mistake is None
-    assert found.message.startswith("Your scores don't match any mistake we know of. The smallest failing input: ")
 
 
-def test_without_a_match_the_smallest_failing_visible_test_input_is_shown():
+def test_one_answer_to_every_input_is_said_as_such():
+    found = diagnose.diagnose_submission(EXERCISE, Prints())
+    assert (found.kind, found.mistake, found.rules) == ("constant", None, [])
+    assert found.message == "Your function returned 0.5 for every input we tried, whatever the input."
+    # The statement's own example first: the student has seen it.
+    assert found.example == "meteor_score('', 'anything') returned 0.5, but the rules give 0.0"
+
+
+class Unknown:
+    """Wrong in a way no model knows, and not one answer to everything."""
+
+    def meteor_score(self, reference, candidate, **kwargs):
+        return round(len(reference + candidate) % 7 / 10, 3)
+
+
+def test_without_rules_or_a_model_the_smallest_failing_input_is_shown():
+    found = diagnose.diagnose_submission(EXERCISE, Unknown())
+    assert (found.kind, found.mistake, found.rules) == ("unknown", None, [])
+    assert found.message == f"Your scores don't match any mistake we know of. The smallest failing input: {found.example}."
+    assert found.example.startswith("meteor_score(") and ", but the rules give " in found.example
+
+
+def test_without_a_match_the_rules_whose_tests_fail_are_named_with_a_visible_input():
+    tests = [
+        {
+            "name": "test_statement_example[repeated_word_is_clipped]",
+            "tier": "examples",
+            "status": "fail",
+            "message": "meteor_score('the cat', 'the the the cat'): expected 0.455, got 0.5",
+        },
+        {
+            "name": "test_a_repeated_word_matches_only_as_often_as_in_the_reference",
+            "tier": "properties",
+            "status": "fail",
+            "message": "expected 0.5, got 0.4\nFalsifying example: test_a_repeated(\n    reference=['the'],\n)\nmeteor_score('the', 'the the')\n  returned 0.4",
+        },
+        {"name": "test_rule[uppercase_reference]", "tier": "hidden", "status": "pass", "message": ""},
+        {
+            "name": "test_rule[repeated_candidate_words_are_clipped]",
+            "tier": "hidden",
+            "status": "fail",
+            "message": "expected 0.824, got 0.5 [rule: x]",
+        },
+        {
+            "name": "test_twin[hidden-uppercase_reference]",
+            "tier": "private",
+            "status": "fail",
+            "message": "meteor_score('SECRET', 'b'): y",
+        },
+    ]
+    found = diagnosis_core.evidence(tests, EXERCISE)
+    # The private tier says nothing; the hidden tier names its rule, never an input.
+    assert [(f["rule"], f["broken"], f["call"] is not None) for f in found] == [
+        ("clip", True, True),
+        ("clip", True, True),
+        ("case", False, False),
+        ("clip", True, False),
+    ]
+    assert found[1]["call"]["text"] == "meteor_score('the', 'the the') returned 0.4: expected 0.5, got 0.4"
+    diagnosis = diagnose.diagnose_submission(EXERCISE, Unknown(), tests=tests)
+    assert diagnosis.kind == "rules" and diagnosis.mistake is None and diagnosis.rules == ["clip"]
+    assert diagnosis.message.startswith(
+        "No mistake we know of matches your scores, but the failing tests point to rule 2, Matching: "
+        "each reference word can be matched only once (3 of its 3 tests fail)."
+    )
+    # The smallest failing call of the first rule's tests, from a tier that feeds the diagnosis.
+    assert diagnosis.example == "meteor_score('the', 'the the') returned 0.4: expected 0.5, got 0.4"
+    assert diagnosis.text.endswith(f" For example, {diagnosis.example}.")
+    assert "SECRET" not in json.dumps(diagnosis.as_json())
+
+
+def test_what_a_tier_may_say_comes_from_its_fields_not_its_name():
+    tiers = dict(EXERCISE.tiers)
+    tiers["examples"] = dataclasses.replace(tiers["examples"], feeds_diagnosis=False)
+    tiers["hidden"] = dataclasses.replace(tiers["hidden"], browser=False)
+    ex = dataclasses.replace(EXERCISE, tiers=tiers)
     tests = [
         {
             "name": "test_statement_example[worked_example]",
             "tier": "examples",
             "status": "fail",
-            "message": "meteor_score('Rain falls gently from the sky', 'Gentle rain drops from the sky'): expected 0.625, got 0.5",
+            "message": "meteor_score('a', 'b'): x",
         },
+        {"name": "test_rule[uppercase_reference]", "tier": "hidden", "status": "fail", "message": "expected 1.0, got 0.5"},
+    ]
+    assert diagnosis_core.evidence(tests, ex) == [{"rule": "whole", "broken": True, "call": None}]
+    assert [f["call"] is not None for f in diagnosis_core.evidence(tests, EXERCISE)] == [True, False]
+
+
+def test_a_rule_is_read_from_the_message_where_scoring_names_none():
+    tests = [
         {
-            "name": "test_identical_texts_have_one_chunk",
-            "tier": "properties",
-            "status": "fail",
-            "message": "expected 0.5, got 0.5\nmeteor_score('the', 'the', alpha=0.9, beta=3, gamma=0.5)\n  returned 0.5",
-        },
-        {"name": "test_rule[uppercase_reference]", "tier": "hidden", "status": "fail", "message": "meteor_score('A', 'a'): x"},
-        {"name": "test_matches_the_reference", "tier": "private", "status": "fail", "message": "meteor_score('B', 'b'): y"},
+            "name": "test_rule[x]",
+            "tier": "hidden",
+            "status": "error",
+            "message": "expected 0.5, but it raised [rule 2: the edit distance]",
+        }
     ]
-    assert diagnosis_core.failing_calls(tests, "meteor_score") == [
-        "meteor_score('Rain falls gently from the sky', 'Gentle rain drops from the sky'): expected 0.625, got 0.5",
-        "meteor_score('the', 'the', alpha=0.9, beta=3, gamma=0.5); returned 0.5",
+    assert diagnosis_core.evidence(tests, EXERCISE) == [{"rule": "rule 2: the edit distance", "broken": True, "call": None}]
+
+
+def test_a_timed_out_or_unrun_test_breaks_no_rule():
+    tests = [
+        {"name": "test_rule[uppercase_reference]", "tier": "hidden", "status": status, "message": "the call took longer than 2 s"}
+        for status in ("timeout", "not_run")
     ]
-    found = diagnose.diagnose_submission(EXERCISE, Prints(), tests=tests)
-    assert found.example == "meteor_score('the', 'the', alpha=0.9, beta=3, gamma=0.5); returned 0.5"
-    assert found.example in found.message
+    assert [f["broken"] for f in diagnosis_core.evidence(tests, EXERCISE)] == [False, False]
+    assert (
+        diagnosis_core.diagnose_outputs(None, diagnose.browser_table(EXERCISE), diagnosis_core.evidence(tests, EXERCISE)) is None
+    )
 
 
 def test_a_diagnosis_serializes_for_results_json():
@@ -258,14 +348,13 @@ def test_a_diagnosis_serializes_for_results_json():
     assert data["mistake"] == "no_rounding"
     assert data["message"].startswith("Your scores match what happens when the score is not rounded: ")
     assert data["text"].startswith(data["message"] + " For example, meteor_score(")
-    assert set(data) == {"mistake", "kind", "message", "example", "section", "rule", "explains_all", "text"}
+    assert set(data) == {"mistake", "kind", "message", "example", "section", "rule", "explains_all", "rules", "text"}
     assert data["kind"] == "model"
 
 
 def run_check(meteor_kit, path: Path, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [str(meteor_kit), "check", str(path), "--tiers", "examples,hidden", *extra], capture_output=True, text=True, timeout=120
-    )
+    tiers = [] if "--tiers" in extra else ["--tiers", "examples,hidden"]
+    return subprocess.run([str(meteor_kit), "check", str(path), *tiers, *extra], capture_output=True, text=True, timeout=120)
 
 
 def test_check_prints_the_diagnosis_after_the_report(meteor_kit):
@@ -342,6 +431,60 @@ def test_a_diagnosis_cut_short_by_timeouts_names_nothing():
     assert diagnose.diagnose_submission(EXERCISE, SlowOnEmptyTexts()) is None
 
 
+def test_probes_cut_short_leave_the_failing_tests_to_name_the_rules():
+    tests = [
+        {"name": "test_rule[empty_candidate]", "tier": "hidden", "status": "error", "message": "expected 0.0, but it raised"},
+        {"name": "test_rule[uppercase_reference]", "tier": "hidden", "status": "pass", "message": ""},
+    ]
+    found = diagnose.diagnose_submission(EXERCISE, SlowOnEmptyTexts(), tests=tests)
+    assert (found.kind, found.mistake, found.rules) == ("rules", None, ["empty"])
+    assert found.example is None  # no probe answer can be trusted, and the hidden tier quotes no input
+
+
+def test_a_model_that_explains_few_of_the_wrong_answers_is_not_named():
+    table = diagnose.browser_table(EXERCISE)
+    model = next(m for m in table["models"] if m["id"] == "right_to_left_matching")
+    differs = diagnosis_core._differs(model["outputs"], table["reference"])
+    # Its answers where it differs from the reference, and something wrong nearly everywhere else.
+    outputs = [model["outputs"][i] if i in differs else 0.123 for i in range(len(table["reference"]))]
+    assert diagnosis_core.best_model(outputs, table)[0]["id"] == "right_to_left_matching"
+    found = diagnosis_core.diagnose_outputs(outputs, table)
+    assert found["mistake"] is None and found["kind"] == "unknown"
+    assert len(differs) < diagnosis_core.MIN_EXPLAINED * len(diagnosis_core._differs(outputs, table["reference"]))
+
+
+FOUR_DECIMALS = """
+def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):
+    ref, cand = reference.lower().split(), candidate.lower().split()
+    left, hits = list(ref), []
+    for word in cand:
+        hits.append(word in left)
+        if hits[-1]:
+            left.remove(word)
+    m = sum(hits)
+    if not ref or not cand or not m:
+        return 0.0
+    chunks = sum(1 for i, hit in enumerate(hits) if hit and (i == 0 or not hits[i - 1]))
+    p, r = m / len(cand), m / len(ref)
+    return round(p * r / (alpha * p + (1 - alpha) * r) * (1 - gamma * (chunks / m) ** beta), 4)
+"""
+
+
+def test_check_names_the_rule_of_a_mistake_no_model_knows_with_an_input_students_may_see(meteor_kit, tmp_path):
+    path = tmp_path / "four_decimals.py"
+    path.write_text(FOUR_DECIMALS)
+    report = json.loads(run_check(meteor_kit, path, "--json", "--tiers", "examples,hidden,properties,private").stdout)
+    found = report["diagnosis"]
+    assert (found["kind"], found["mistake"], found["rules"][0]) == ("rules", None, "round")
+    assert "rule 5, Score: round the final score to 3 decimal places" in found["text"]
+    # The input shown is a probe's or a public tier's failing call, never the private tier's.
+    public = [t["message"] for t in report["tests"] if t["tier"] in EXERCISE.diagnosis_tiers]
+    probes = [diagnosis_core.call_text(p, "meteor_score") for p in diagnose.probes(EXERCISE)]
+    call = found["example"].split(" returned ")[0].split("): ")[0]
+    assert any(call in m for m in public) or any(found["example"].startswith(c) for c in probes), found["example"]
+    assert not any(call in t["message"] for t in report["tests"] if not EXERCISE.tiers[t["tier"]].public)
+
+
 def test_the_table_is_kept_in_the_kits_cache_and_a_damaged_copy_is_rebuilt(tmp_path):
     fresh = diagnose._build_table(EXERCISE)
     for name in ("problem", "solutions", "hidden_tests"):
@@ -406,3 +549,90 @@ def test_without_a_guard_every_probe_runs_whatever_the_submission_does():
     table = {"function": "meteor_score", "probes": [{"args": [str(i), ""], "kwargs": {}} for i in range(5)]}
     submission = Scripted(["timeout"] * 5, [0.0])
     assert diagnosis_core.run_probes(submission, table) == [{"error": "timeout"}] * 5
+
+
+WER = KIT_ROOT / "tests" / "exercises" / "wer"
+# Two texts without words are a perfect mismatch: no model of WER's makes this mistake.
+NOTHING_AGAINST_NOTHING_IS_ONE = """
+def word_error_rate(reference, hypothesis, detail=False):
+    ref, hyp = reference.lower().split(), hypothesis.lower().split()
+    row = list(range(len(hyp) + 1))
+    for i, word in enumerate(ref, 1):
+        previous, row[0] = row[0], i
+        for j, other in enumerate(hyp, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (word != other))
+    errors, words = row[-1], len(ref)
+    rate = 1.0 if words == 0 else round(errors / words, 3)
+    return {"wer": rate, "errors": errors, "words": words} if detail else rate
+"""
+
+
+def test_a_wrong_wer_file_no_model_knows_gets_the_rules_its_tests_break(meteor_kit, tmp_path):
+    path = tmp_path / "nothing_against_nothing_is_one.py"
+    path.write_text(NOTHING_AGAINST_NOTHING_IS_ONE)
+    done = subprocess.run(
+        [str(meteor_kit), "check", str(path), "--exercise", str(WER), "--json"], capture_output=True, text=True, timeout=300
+    )
+    found = json.loads(done.stdout)["diagnosis"]
+    assert found["kind"] == "rules" and found["mistake"] is None, found
+    # Rule 4 (no reference words), in the words of WER's own rules: no word of METEOR's.
+    assert "rule 4" in found["message"].lower() and "meteor" not in found["text"].lower()
+    assert found["example"] and "word_error_rate(" in found["example"]
+
+
+@pytest.fixture
+def page_session(monkeypatch, tmp_path):
+    """web/py/page_session.py as the page's worker imports it, reading the build's table from `tmp_path`."""
+    monkeypatch.setenv(replay.ENV_FILE, os.environ.get(replay.ENV_FILE, str(tmp_path / "replay.json")))
+    monkeypatch.syspath_prepend(str(KIT_ROOT / "web" / "py"))
+    import page_session
+
+    table = tmp_path / "diagnosis-table.json"
+    table.write_text(json.dumps(diagnose.browser_table(EXERCISE)))
+    monkeypatch.setattr(page_session, "DIAGNOSIS_TABLE", table)
+    return page_session
+
+
+@pytest.mark.parametrize("source", [FOUR_DECIMALS, (CATALOGUE / "wrong" / "no_clipping.py").read_text()], ids=["rules", "model"])
+def test_the_page_gives_the_diagnosis_check_gives(page_session, meteor_kit, tmp_path, source):
+    path = tmp_path / "submission.py"
+    path.write_text(source)
+    page = json.loads(page_session.run_tests(source, lambda kind, data: None))
+    tiers = ",".join(EXERCISE.browser_tiers)
+    cli = json.loads(run_check(meteor_kit, path, "--json", "--tiers", tiers).stdout)
+    assert [(t["name"], t["status"]) for t in page["tests"]] == [(t["name"], t["status"]) for t in cli["tests"]]
+    assert page["diagnosis"] == cli["diagnosis"] and page["diagnosis"]["kind"] in ("rules", "model")
+
+
+HELD_OUT = sorted((CATALOGUE / "heldout").glob("*.py"))
+REQUIRED_NAMED = 0.95
+
+
+def marks(path: Path) -> dict[str, str]:
+    """A file's MISTAKE and RULE, read without running it."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+
+
+def test_one_mistake_files_written_apart_from_the_diagnosis_are_named(meteor_kit, tmp_path):
+    """tests/catalogue/heldout, graded by `grade`: each file's model, or the rule it breaks among those named."""
+    klass = tmp_path / "class"
+    klass.mkdir()
+    for path in HELD_OUT:
+        shutil.copy(path, klass / path.name)
+    done = subprocess.run(
+        [str(meteor_kit), "grade", str(klass), "--out", str(tmp_path / "out"), "--timeout", "2", "--budget", "30"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))["submissions"]
+    missed = []
+    for result in results:
+        said = marks(klass / result["submission"])
+        found = result["diagnosis"] or {}
+        if not (names(found.get("mistake"), said["MISTAKE"]) or said["RULE"] in found.get("rules", [])):
+            missed.append(f"{result['submission']}: {found.get('mistake') or found.get('rules')}")
+    assert len(results) == len(HELD_OUT) >= 20
+    assert 1 - len(missed) / len(results) >= REQUIRED_NAMED, missed

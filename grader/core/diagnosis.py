@@ -3,10 +3,15 @@
 It imports nothing from the reference or the models: the table it reads holds only their
 outputs, computed at build time by grader.judging.diagnose.browser_table(). In Pyodide:
 
-    found = diagnose(submission, table, test_results)   # a dict, or None: nothing to explain
-    full_text(found) if found else None                  # the sentence and its example
+    found = diagnose(submission, table, test_results, ex)  # a dict, or None: nothing to explain
+    full_text(found) if found else None                     # the sentence and its example
 
-which is run_probes, failing_calls and diagnose_outputs in one.
+which is run_probes, evidence and diagnose_outputs in one.
+
+A misconception model names the mistake where one fits. Where none does, the failing tests say
+where to look: the statement's rules they check (exercise.toml's [scoring.rules], or the
+`[rule ...]` a test's message ends with), each with how many of its tests fail, and the smallest
+failing input a student may see: a probe, or a failing call of a tier that `feeds_diagnosis`.
 
 A probe is {"args": [...], "kwargs": {...}, "origin": ...}: any arity, any plain values. The
 table names the exercise's function. Outputs are normalized so they survive JSON: by the
@@ -19,11 +24,18 @@ is {"type": name}.
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Callable
 from typing import Any
 
+from grader.core import scoring
+
 TOLERANCE = 1e-9  # two ways of computing the same rounded score agree to far better than this
+# A model fits when it explains at least this share of the probes the submission gets wrong. One
+# that agrees on a handful of probes while the rest are wrong for other reasons names a mistake the
+# submission may not make; it still points the diagnosis at its rule (_nearest_models).
+MIN_EXPLAINED = 0.5
 
 
 def normalize(value: Any) -> Any:
@@ -173,62 +185,222 @@ def best_model(outputs: list, table: dict) -> tuple[dict | None, set[int], set[i
     return best, best_diffs, wrong
 
 
-def failing_calls(tests: list[dict], function: str) -> list[str]:
-    """The inputs a student may see: the failing calls of the examples and properties tiers."""
-    opening = f"{function}("
+# The rule a test's message names at its end: "... [rule: Matching: ...]" or "... [rule 2: the edit distance]".
+RULE_MARK = re.compile(r"\[(rule\b[^\[\]\n]*)\]\s*$")
+# A test result's status that says the submission broke the test's rule (a timeout says it was slow;
+# not_run, that it never ran).
+BROKEN = ("fail", "error")
+MAX_RULES = 3  # named in the sentence; the others are counted
+
+
+def evidence(tests: list[dict], ex: Any) -> list[dict]:
+    """What the tests of the tiers students can read tell the diagnosis, one dict per test.
+
+    `rule`: the rule it checks (its [scoring.rules] rule, else the `[rule ...]` its message ends
+    with, else None); `broken`: whether it failed or raised; `call`: where its tier feeds the
+    diagnosis, the failing call it quotes ({"text", "size"}), else None. A secret tier's tests
+    tell nothing: the page never runs them, and their inputs are never quoted.
+    """
+    rule_of = scoring.policy(ex).rule_of
     found = []
     for test in tests:
-        if test.get("status") == "pass" or test.get("tier") not in ("examples", "properties"):
+        tier = ex.tiers.get(test.get("tier"))
+        if tier is None or not tier.public:
             continue
-        lines = (test.get("message") or "").splitlines()
-        if test["tier"] == "examples":
-            calls = [line for line in lines[:1] if line.startswith(opening)]
-        else:
-            calls = [line.strip() for line in lines if line.startswith(opening) or line.startswith("  returned ")]
-        if calls:
-            found.append("; ".join(calls))
+        message = test.get("message") or ""
+        mark = RULE_MARK.search(message)
+        rule = rule_of.get(scoring.key(test["tier"], test["name"])) or (mark.group(1) if mark else None)
+        broken = test.get("status") in BROKEN
+        call = quoted_call(message, ex.function) if broken and tier.feeds_diagnosis else None
+        found.append({"rule": rule, "broken": broken, "call": call})
     return found
 
 
-def diagnose_outputs(outputs: list, table: dict, failing: list[str] | None = None) -> dict | None:
-    """One sentence naming the mistake behind `outputs`, or None when they agree with the reference.
+def quoted_call(message: str, function: str) -> dict | None:
+    """The calls a failure's message quotes, and what it says of them, as one line: {"text", "size"}.
 
-    `kind` is "model" (a known mistake, named by `mistake`), "models" (two at once: `mistake` is
-    "a+b"), "unknown" (no model matches; `example` is the smallest failing input) or "no_answer"
-    (every call raised or timed out).
+    A message that starts with the call ("f(x): expected 1, got 2") is kept whole; else each call
+    line (with the "  returned ..." line after it) is followed by the message's first line.
     """
-    model, diffs, wrong = best_model(outputs, table)
-    if not wrong:
+    lines = message.splitlines()
+    opening = f"{function}("
+    if lines and lines[0].startswith(opening):
+        return {"text": lines[0], "size": len(lines[0].partition("): ")[0])}
+    calls, size = [], 0
+    for i, line in enumerate(lines):
+        if line.startswith(opening):
+            after = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            calls.append(f"{line} {after}" if after.startswith("returned ") else line)
+            size += len(line)
+    if not calls:
+        return None
+    said = lines[0] if not lines[0].startswith(opening) else ""
+    text = ", then ".join(calls) + (f": {said}" if said else "")
+    return {"text": text, "size": size}
+
+
+def _rules_failing(found: list[dict], table: dict, wrong: set[int] | None) -> list[tuple[str, int, int]]:
+    """(rule, tests broken, tests) of each rule with a broken test, the likeliest first.
+
+    Likeliest: the rule of the model whose wrong answers fall where the submission's do (the
+    most probes in common, for the fewest apart: no model need match), then the rule with the
+    largest share of its tests broken. A mistake in one step breaks tests of other rules too,
+    since each checks the whole score; the probes say which step it is more often than the shares.
+    """
+    broken: dict[str, int] = {}
+    total: dict[str, int] = {}
+    for item in found:
+        if item["rule"] is not None:
+            total[item["rule"]] = total.get(item["rule"], 0) + 1
+            broken[item["rule"]] = broken.get(item["rule"], 0) + item["broken"]
+    order = list(total)
+    near = _nearest_models(table, wrong) if wrong else {}
+    failing = [(rule, broken[rule], total[rule]) for rule in order if broken[rule]]
+    return sorted(failing, key=lambda r: (-near.get(r[0], 0.0), -r[1] / r[2], -r[1], order.index(r[0])))
+
+
+def _nearest_models(table: dict, wrong: set[int]) -> dict[str, float]:
+    """For each rule a model says it breaks: how close that rule's closest model comes to `wrong` (Jaccard, 0 to 1)."""
+    near: dict[str, float] = {}
+    for model in table["models"]:
+        rule = model.get("breaks")
+        diffs = _model_differs(model, table["reference"])
+        if rule and diffs:
+            near[rule] = max(near.get(rule, 0.0), len(wrong & diffs) / len(wrong | diffs))
+    return near
+
+
+def _smallest_call(found: list[dict], rule: str | None = None) -> str | None:
+    calls = [item["call"] for item in found if item["call"] and (rule is None or item["rule"] == rule)]
+    return min(calls, key=lambda c: (c["size"], c["text"]))["text"] if calls else None
+
+
+def _probe_example(i: int, outputs: list, table: dict) -> str:
+    return f"{call_text(table['probes'][i], table['function'])} returned {shown(outputs[i])}, but the rules give {shown(table['reference'][i])}"
+
+
+def _rule_words(rule: str, table: dict) -> tuple[str, str | None]:
+    """(the rule as the statement says it, where it lives), from the table's `rules`, else as the tests name it."""
+    named = table.get("rules", {}).get(rule)
+    return (named["rule"], named["section"]) if named else (rule, None)
+
+
+def _by_rules(outputs: list, table: dict, wrong: set[int], found: list[dict]) -> dict | None:
+    """The rules whose tests fail, most broken first, with the smallest failing input a student may see; None without any."""
+    failing = _rules_failing(found, table, wrong)
+    if not failing:
+        return None
+    named = failing[:MAX_RULES]
+    words, section = _rule_words(named[0][0], table)
+    message = (
+        "No mistake we know of matches your scores, but the failing tests point to "
+        f"{f'{section}: ' if section else ''}{words} ({named[0][1]} of its {named[0][2]} tests fail)."
+    )
+    # The other rules, briefly: where each lives in the statement, its tests broken; one place once.
+    also: dict[str, list[int]] = {}
+    for rule, broken, total in failing[1:]:
+        words, section = _rule_words(rule, table)
+        counts = also.setdefault(section or words, [0, 0])
+        counts[0], counts[1] = counts[0] + broken, counts[1] + total
+    if also:
+        listed = [f"{where} ({broken} of {total})" for where, (broken, total) in list(also.items())[:MAX_RULES]]
+        if len(also) > MAX_RULES:
+            listed.append(f"{len(also) - MAX_RULES} more")
+        message += f" Tests of other rules fail too: {'; '.join(listed)}."
+    # A call of a test of the first rule shows it best; else any failing call a student may see, else a probe.
+    example = _smallest_call(found, named[0][0])
+    if example is None and wrong:
+        probes, function = table["probes"], table["function"]
+        example = _probe_example(
+            min(wrong, key=lambda i: (probes[i].get("origin") != "examples", _size(probes[i], function))), outputs, table
+        )
+    example = example or _smallest_call(found)
+    words_of = [_rule_words(rule, table) for rule, _, _ in named]
+    return {
+        "mistake": None,
+        "kind": "rules",
+        "section": "; ".join(section or "" for _, section in words_of),
+        "rule": "; ".join(w for w, _ in words_of),
+        "rules": [rule for rule, _, _ in named],
+        "explains_all": False,
+        "example": example,
+        "message": message,
+    }
+
+
+def _constant(outputs: list, reference: list) -> bool:
+    """The same answer to every probe, where the rules give several."""
+    return all(agree(got, outputs[0]) for got in outputs) and not all(agree(want, reference[0]) for want in reference)
+
+
+def diagnose_outputs(outputs: list | None, table: dict, found: list[dict] | None = None) -> dict | None:
+    """One sentence naming the mistake behind `outputs`, or None when nothing is wrong.
+
+    `outputs`: the answers to the probes, or None when they cannot be trusted (cut short by a
+    timeout: they could point at the wrong model); then only the tests speak.
+    `found`: what the tests said (`evidence`). `kind` is "model" (a known mistake, named by
+    `mistake`), "models" (two at once: `mistake` is "a+b"), "rules" (no model fits: the
+    statement's rules whose tests fail, the likeliest first), "unknown" (no model fits and no
+    failing test names a rule; `example` is the smallest failing input), "constant" (the same
+    answer to every probe, where the rules give several) or "no_answer" (every call raised or
+    timed out). `rules`: the ids of [scoring.rules] it names (a model's own, where
+    the model says which it breaks).
+    """
+    found = found or []
+    model, diffs, wrong = best_model(outputs, table) if outputs is not None else (None, set(), set())
+    if model is not None and len(diffs) < MIN_EXPLAINED * len(wrong):
+        model = None
+    if not wrong and not any(item["broken"] for item in found):
         return None
     probes, function = table["probes"], table["function"]
-    if all(isinstance(got, dict) and "error" in got for got in outputs):
+    if outputs and all(isinstance(got, dict) and "error" in got for got in outputs):
         # Every model that raises somewhere would "match"; none of them says why this one never returns.
         return {
             "mistake": None,
             "kind": "no_answer",
             "section": None,
             "rule": None,
+            "rules": [],
             "explains_all": False,
-            "example": None,
+            "example": _smallest_call(found),  # a visible test's call, with what it raised
             "message": "Your function raised an error or ran out of time on every input we tried, so its answers show no particular mistake.",
         }
+    if model is None and outputs and wrong and _constant(outputs, table["reference"]):
+        # Whatever the input, one answer: no rule's tests say more than that.
+        i = min(wrong, key=lambda i: (probes[i].get("origin") != "examples", _size(probes[i], function)))
+        return {
+            "mistake": None,
+            "kind": "constant",
+            "section": None,
+            "rule": None,
+            "rules": [],
+            "explains_all": True,
+            "example": _probe_example(i, outputs, table),
+            "message": f"Your function returned {shown(outputs[0])} for every input we tried, whatever the input.",
+        }
     if model is None:
-        smallest = min(failing, key=len) if failing else None
-        if smallest is None:
+        by_rules = _by_rules(outputs, table, wrong, found)
+        if by_rules is not None:
+            return by_rules
+        smallest = _smallest_call(found)
+        if smallest is None and wrong:
             # The statement's examples first: the student has already seen those inputs.
             i = min(wrong, key=lambda i: (probes[i].get("origin") != "examples", _size(probes[i], function)))
-            smallest = f"{call_text(probes[i], function)} returned {shown(outputs[i])}, but the rules give {shown(table['reference'][i])}"
+            smallest = _probe_example(i, outputs, table)
+        if smallest is None:
+            return None  # only tests of no rule failed, with nothing to quote: nothing to say
         return {
             "mistake": None,
             "kind": "unknown",
             "section": None,
             "rule": None,
+            "rules": [],
             "explains_all": False,
             "example": smallest,
             "message": f"Your scores don't match any mistake we know of. The smallest failing input: {smallest}.",
         }
     i = min(diffs, key=lambda i: _size(probes[i], function))
-    example = f"{call_text(probes[i], function)} returned {shown(outputs[i])}, but the rules give {shown(table['reference'][i])}"
+    example = _probe_example(i, outputs, table)
     singles = {m["id"]: m for m in table["models"]}
     parts = [singles[p] for p in model.get("parts", [model["id"]])]
     when = ", and ".join(p["when"] for p in parts)
@@ -242,6 +414,7 @@ def diagnose_outputs(outputs: list, table: dict, failing: list[str] | None = Non
         "kind": "model" if len(parts) == 1 else "models",
         "section": "; ".join(p["section"] for p in parts),
         "rule": "; ".join(p["rule"] for p in parts),
+        "rules": list(dict.fromkeys(p["breaks"] for p in parts if p.get("breaks"))),
         "explains_all": explains_all,
         "example": example,
         "message": message,
@@ -249,15 +422,19 @@ def diagnose_outputs(outputs: list, table: dict, failing: list[str] | None = Non
 
 
 def full_text(diagnosis: dict) -> str:
-    """The sentence and, when a model matched, the example that shows it."""
-    if diagnosis.get("mistake") is None or not diagnosis.get("example"):
+    """The sentence and, when it names a mistake or rules, the example that shows it."""
+    if diagnosis.get("kind") not in ("model", "models", "rules", "constant", "no_answer") or not diagnosis.get("example"):
         return diagnosis.get("message", "")
     return f"{diagnosis['message']} For example, {diagnosis['example']}."
 
 
 def diagnose(
-    submission: Any, table: dict, tests: list[dict] | None = None, normalizer: Callable[[Any], Any] | None = None
+    submission: Any,
+    table: dict,
+    tests: list[dict] | None = None,
+    ex: Any = None,
+    normalizer: Callable[[Any], Any] | None = None,
 ) -> dict | None:
-    """Probe `submission` and name its mistake; `tests` are its test results (examples and properties are quoted)."""
+    """Probe `submission` and name its mistake; `tests`: its test results, read as `ex`'s tiers and rules say."""
     found = run_probes(submission, table, normalizer)
-    return diagnose_outputs(found, table, failing_calls(tests or [], table["function"]))
+    return diagnose_outputs(found, table, evidence(tests, ex) if tests and ex is not None else [])

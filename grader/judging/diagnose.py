@@ -11,14 +11,14 @@ import hashlib
 import importlib.util
 import io
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from functools import cache
 from typing import Any
 
 from grader.core import diagnosis as diagnosis_core
 from grader.core import exercise
 
-TABLE_VERSION = 2  # 2: probes are {"args", "kwargs", "origin"}, and the table names the function
+TABLE_VERSION = 3  # 2: probes are {"args", "kwargs", "origin"}, and the table names the function; 3: `rules`
 MAX_TIMEOUTS = 2  # past this, a submission that hangs would spend minutes on probes that teach nothing
 
 
@@ -36,7 +36,7 @@ def reference_module(ex: exercise.Exercise):
 
 
 def trusted(ex: exercise.Exercise):
-    """The exercise's trusted seam module: its misconception models (MODELS, PAIRS) and probes()."""
+    """The exercise's trusted seam module: its misconception models (MODELS, PAIRS), probes() and its rules' words (RULES)."""
     module = ex.module("trusted")
     if module is None:
         raise LookupError("exercise.toml's [seam] names no trusted module (the misconception models)")
@@ -102,7 +102,17 @@ def _build_table(ex: exercise.Exercise) -> dict:
     table["reference"] = _compact(diagnosis_core.run_probes(reference_module(ex), table, normalize))
     table["models"] = [_entry(m, table, normalize) for m in trusted(ex).MODELS]
     table["pairs"] = _evident_pairs(ex, table)
+    table["rules"] = rule_words(ex)
     return table
+
+
+def rule_words(ex: exercise.Exercise) -> dict[str, dict[str, str]]:
+    """{"section", "rule"} of each rule of [scoring.rules], as the statement says it: the trusted module's RULES.
+
+    A rule it does not word is named by its id (a diagnosis still names it, less well).
+    """
+    words = getattr(trusted(ex), "RULES", {})
+    return {rule: {"section": words[rule][0], "rule": words[rule][1]} for rule in ex.scoring.get("rules", {}) if rule in words}
 
 
 def _entry(model, table: dict, normalize) -> dict:
@@ -111,6 +121,7 @@ def _entry(model, table: dict, normalize) -> dict:
         "when": model.when,
         "section": model.section,
         "rule": model.rule,
+        "breaks": getattr(model, "breaks", "") or None,  # its rule of [scoring.rules], if it says
         "outputs": _compact(diagnosis_core.run_probes(model, table, normalize)),
     }
 
@@ -154,6 +165,7 @@ class Diagnosis:
     section: str | None
     rule: str | None
     explains_all: bool
+    rules: list[str] = field(default_factory=list)  # the [scoring.rules] ids it names, the likeliest first
 
     @property
     def text(self) -> str:
@@ -174,7 +186,7 @@ def diagnose_submission(
     """Run `ex`'s probes through the submission's function and name its mistake; None if it agrees with the reference.
 
     `tests`: the submission's test results as dicts (optional); when no model matches, the
-    smallest failing call of its examples or properties tests is shown.
+    rules whose tests fail are named, with the smallest failing input a student may see.
     """
     table = _table(ex)
     # What the submission prints during probing is not part of any report.
@@ -186,9 +198,8 @@ def diagnose_submission(
             outputs = diagnosis_core.run_probes(submission, table, value_normalize(ex), guard)
     cut_short = any(out == {"error": "not_run"} for out in outputs)
     if cut_short and not all(isinstance(out, dict) and "error" in out for out in outputs):
-        return None  # some probes never ran: the answers we have could point at the wrong mistake
-    failing = diagnosis_core.failing_calls(tests, table["function"]) if tests else []
-    found = _diagnose_outputs(table, outputs, failing)
+        outputs = None  # some probes never ran: the answers we have could point at the wrong model; the tests still speak
+    found = _diagnose_outputs(table, outputs, diagnosis_core.evidence(tests, ex) if tests else [])
     if found is None:
         return None
     return Diagnosis(
@@ -199,6 +210,7 @@ def diagnose_submission(
         found["section"],
         found["rule"],
         found["explains_all"],
+        found["rules"],
     )
 
 
@@ -228,12 +240,12 @@ def _probe_in_batches(sandbox: Any, table: dict, budget: float, normalize) -> li
 _FOUND: dict[tuple[int, str], dict | None] = {}  # what diagnose_outputs said, by its input: a class repeats a few kinds
 
 
-def _diagnose_outputs(table: dict, outputs: list, failing: list[str]) -> dict | None:
-    key = (id(table), json.dumps([outputs, failing]))  # a table lives as long as the process (_table's cache)
+def _diagnose_outputs(table: dict, outputs: list | None, found: list[dict]) -> dict | None:
+    key = (id(table), json.dumps([outputs, found]))  # a table lives as long as the process (_table's cache)
     if key not in _FOUND:
         if len(_FOUND) > 10_000:
             _FOUND.clear()
-        _FOUND[key] = diagnosis_core.diagnose_outputs(outputs, table, failing)
+        _FOUND[key] = diagnosis_core.diagnose_outputs(outputs, table, found)
     found = _FOUND[key]
     return dict(found) if found is not None else None
 

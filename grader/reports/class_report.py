@@ -284,8 +284,10 @@ def _rate_bar(passed: int, total: int) -> str:
 def _diagnosis_html(diagnosis: dict | None) -> str:
     if not diagnosis:
         return ""
-    kind = "" if diagnosis.get("mistake") else " none"
-    name = f'<span class="mistake">{_e(diagnosis["mistake"])}</span> ' if diagnosis.get("mistake") else ""
+    # A model's id names the mistake; a rule-level diagnosis, the rules it points to (most likely first).
+    label = diagnosis.get("mistake") or (f"rules: {', '.join(diagnosis['rules'])}" if diagnosis.get("rules") else "")
+    kind = "" if label else " none"
+    name = f'<span class="mistake">{_e(label)}</span> ' if label else ""
     text = diagnosis.get("text") or diagnosis_core.full_text({"example": None, **diagnosis})
     return f'<div class="diag{kind}">{name}{_e(text)}</div>'
 

@@ -255,14 +255,9 @@ def diagnosis(source: str, tests: list[dict], post: Post) -> dict | None:
             # No student code runs after this point: the page stops its timer, so the trusted
             # work left (matching the table, the report) never counts as a hang, however slow.
             post("probed", "{}")
-    # As the CLI: probes cut short by a timeout could point at the wrong mistake.
-    if guard.timeouts and not all(isinstance(out, dict) and "error" in out for out in outputs):
-        return None
-    found = diagnosis_core.diagnose_outputs(outputs, table, diagnosis_core.failing_calls(tests, EXERCISE.function))
-    if found and found["kind"] == "unknown" and "expected" not in (found["example"] or ""):
-        # A property's counterexample says what came back, not what was expected: quote the
-        # smallest probe instead, whose right answer the table knows.
-        found = diagnosis_core.diagnose_outputs(outputs, table, [])
+    # As the CLI: probes cut short by a timeout could point at the wrong mistake; the tests still speak.
+    trusted = not guard.timeouts or all(isinstance(out, dict) and "error" in out for out in outputs)
+    found = diagnosis_core.diagnose_outputs(outputs if trusted else None, table, diagnosis_core.evidence(tests, EXERCISE))
     return {**found, "text": diagnosis_core.full_text(found)} if found else None
 
 
@@ -313,7 +308,7 @@ def run_tests_reported(source: str, post: Post, halted: Halted, warm_up: bool) -
     result["diagnosis"] = diagnosis(source, result["tests"], post) if failed and not halted else None
     diagnosed = time.perf_counter()
     result["advice"] = advice(source, result, guard)
-    if result["advice"] and result["diagnosis"] and result["diagnosis"]["kind"] in ("no_answer", "model", "models"):
+    if result["advice"] and result["diagnosis"] and result["diagnosis"]["kind"] != "unknown":
         # The advice names the mistake (a missing return, input()): not a rule of the statement.
         if result["diagnosis"]["kind"] == "no_answer" or guard.all_returned and set(guard.all_returned) == {"None"}:
             result["diagnosis"] = None

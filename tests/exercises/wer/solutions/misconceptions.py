@@ -23,12 +23,24 @@ def _positional(ref: list[str], hyp: list[str]) -> int:
     return sum(a != b for a, b in zip(ref, hyp)) + abs(len(ref) - len(hyp))
 
 
+# Each rule of exercise.toml's [scoring.rules], as the statement says it (where, the rule): where no
+# model matches, the diagnosis names the rules whose tests fail in these words.
+RULES = {
+    "words": ("rule 1, Words", "lowercase each text with str.lower() and split it with str.split()"),
+    "errors": ("rule 2, Errors", "count the fewest substitutions, deletions and insertions (the edit distance over words)"),
+    "rate": ("rule 3, Rate", "WER = errors / N, N the reference's words, rounded to 3 decimals; it can be above 1"),
+    "empty": ("rule 4, No reference words", "WER is 0.0 if the hypothesis has no words either, else 1.0"),
+    "detail": ("rule 5, Detail", 'with detail=True, return {"wer": WER, "errors": errors, "words": N}'),
+}
+
+
 @dataclass(frozen=True)
 class Model:
     id: str
     when: str  # completes "Your scores match what happens when ..."
     section: str
     rule: str
+    breaks: str  # the rule of [scoring.rules] whose tests it breaks
     tokens: Callable[[str], list[str]] = lambda text: text.lower().split()
     distance: Callable[[list[str], list[str]], int] = _edit_distance
     over_hypothesis: bool = False
@@ -49,6 +61,7 @@ MODELS = [
         "words are compared without lowercasing them",
         "rule 1, Words",
         "lowercase each text with str.lower()",
+        "words",
         tokens=str.split,
     ),
     Model(
@@ -56,6 +69,7 @@ MODELS = [
         "texts are split on single spaces",
         "rule 1, Words",
         "split each text with str.split(), on any run of whitespace",
+        "words",
         tokens=lambda text: text.lower().split(" "),
     ),
     Model(
@@ -63,6 +77,7 @@ MODELS = [
         "words are compared position by position",
         "rule 2, Errors",
         "count the fewest substitutions, deletions and insertions (the edit distance over words)",
+        "errors",
         distance=_positional,
     ),
     Model(
@@ -70,10 +85,16 @@ MODELS = [
         "the errors are divided by the hypothesis's length",
         "rule 3, Rate",
         "divide by N, the number of words in the reference",
+        "rate",
         over_hypothesis=True,
     ),
     Model(
-        "no_rounding", "the rate is not rounded", "rule 3, Rate", "round the rate to 3 decimals with round(x, 3)", rounded=False
+        "no_rounding",
+        "the rate is not rounded",
+        "rule 3, Rate",
+        "round the rate to 3 decimals with round(x, 3)",
+        "rate",
+        rounded=False,
     ),
 ]
 PAIRS: list = []  # no pairs: the page downloads every pair's answers, and these five seldom meet

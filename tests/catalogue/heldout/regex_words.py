@@ -1,4 +1,4 @@
-"""Finds words with re.findall(r"\w+"), which drops punctuation and cuts "it's" in two."""
+r"""Finds words with re.findall(r"\w+"), which drops punctuation and cuts "it's" in two."""
 
 MISTAKE = "punctuation_stripped"
 RULE = "punct"

@@ -16,8 +16,11 @@ its inputs differ from every visible one is checked by grader/judging/cheats.py.
 from __future__ import annotations
 
 import copy
+import hashlib
 import importlib.util
 import inspect
+import json
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -28,8 +31,9 @@ from typing import Any
 import hypothesis
 from hypothesis import HealthCheck, Phase, given
 from hypothesis import strategies as st
+from hypothesis.errors import UnsatisfiedAssumption
 
-from grader.core import exercise, runner, scoring
+from grader.core import exercise, replay, runner, scoring
 from grader.core.checks import WrongAnswer
 from grader.core.submission import SubmissionError
 
@@ -40,7 +44,6 @@ _QUIET = hypothesis.settings(
     hypothesis.settings.get_profile("default"), database=None, deadline=None, suppress_health_check=list(HealthCheck)
 )
 _DRAWING = hypothesis.settings(_QUIET, derandomize=True, phases=[Phase.generate])
-_REPLAYING = hypothesis.settings(_QUIET, phases=[Phase.explicit], report_multiple_bugs=False)
 
 
 @dataclass(frozen=True)
@@ -183,13 +186,17 @@ class Property:
     strategies: dict[str, Any]  # every argument's, the visible ones where the twin's table gives none
     trusted: Any  # the reference, as a submission
     count: int
+    kept: Path | None = None  # where its examples are kept once drawn (in the exercise's cache folder)
     _examples: list[dict] | None = None
 
     @property
     def examples(self) -> list[dict]:
-        """The examples drawn for this twin (st.data()'s as the draws made), drawn once, when first asked for."""
+        """The examples drawn for this twin (st.data()'s as the draws made): drawn once, when first asked for, and kept."""
+        if self._examples is None:
+            self._examples = _read(self.kept)
         if self._examples is None:
             self._examples = self._draw()
+            _write(self.kept, self._examples)
         return self._examples
 
     def _draw(self) -> list[dict]:
@@ -212,17 +219,55 @@ class Property:
         return kept
 
     def __call__(self, submission: Any) -> None:
-        run = given(**self.strategies)(self.test.hypothesis.inner_test)
+        inner = self.test.hypothesis.inner_test
         data = {name for name, strategy in self.strategies.items() if isinstance(strategy, _DATA)}
-        for example in reversed(copy.deepcopy(self.examples)):  # hypothesis runs the last one given first
-            run = hypothesis.example(**{k: _Drawn(v) if k in data else v for k, v in example.items()})(run)
+        examples = copy.deepcopy(self.examples)
         try:
-            _REPLAYING(run)(submission)
+            # The body runs as hypothesis runs an example it does not show (replay's way): note() keeps quiet.
+            with replay._in_test():
+                for example in examples:
+                    try:
+                        inner(submission, **{k: _Drawn(v) if k in data else v for k, v in example.items()})
+                    except UnsatisfiedAssumption:
+                        continue
         except SubmissionError as exc:
             hide(exc, self.key)
             raise
         except AssertionError as exc:
             raise WrongAnswer(f"{unseen(self.key)}{exc}") from None
+
+
+def _read(path: Path | None) -> list[dict] | None:
+    try:
+        return [replay.decode(example) for example in json.loads(path.read_text(encoding="utf-8"))]
+    except (AttributeError, OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _write(path: Path | None, examples: list[dict]) -> None:
+    """Keep the examples for the next process: drawing them is a fifth of a second, replaying them a few ms."""
+    try:
+        data = json.dumps([replay.kept_as_json(example) for example in examples])
+    except replay.Unrecordable:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part = path.with_name(f"{path.name}.{os.getpid()}")
+        part.write_text(data, encoding="utf-8")
+        os.replace(part, path)
+    except (AttributeError, OSError):
+        pass  # a folder it cannot write: they are drawn again next time
+
+
+def _kept(ex: exercise.Exercise, module: ModuleType, key: str, strategies: dict[str, Any], count: int) -> Path | None:
+    """Where a twin's examples are kept, by a digest of all they depend on; None when a strategy's repr would not say."""
+    shown = repr(sorted(strategies.items()))
+    if " at 0x" in shown:
+        return None
+    digest = hashlib.sha256(f"{hypothesis.__version__}\0{key}\0{shown}\0{count}".encode())
+    for path in (Path(module.__file__), ex.root / "solutions" / "reference.py", Path(__file__)):
+        digest.update(path.read_bytes())
+    return ex.cache / f"twin-{digest.hexdigest()[:20]}.json"
 
 
 def properties(
@@ -250,7 +295,8 @@ def properties(
         if not mine:
             raise ValueError(f"the twin of {name} would draw what it draws: give one of its arguments another strategy")
         key = scoring.key(tier, name)
-        twins[key] = Property(key, test, {**_visible_strategies(test, mine), **mine}, trusted, count)
+        drawn = {**_visible_strategies(test, mine), **mine}
+        twins[key] = Property(key, test, drawn, trusted, count, _kept(ex, module, key, drawn, count))
     unknown = set(only) - {key.split("-", 1)[1] for key in twins}
     if unknown:
         raise ValueError(f"no property test is named {sorted(unknown)}")

@@ -636,3 +636,7 @@ def test_one_mistake_files_written_apart_from_the_diagnosis_are_named(meteor_kit
             missed.append(f"{result['submission']}: {found.get('mistake') or found.get('rules')}")
     assert len(results) == len(HELD_OUT) >= 20
     assert 1 - len(missed) / len(results) >= REQUIRED_NAMED, missed
+    # grade's summary groups a rule-level diagnosis under the rule it points to first.
+    first_rules = {f"(rule: {r['diagnosis']['rules'][0]})" for r in results if r["diagnosis"]["kind"] == "rules"}
+    summary = done.stdout.split("diagnoses, most common first:")[1]
+    assert first_rules and any(key in summary for key in first_rules), summary

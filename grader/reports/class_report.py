@@ -281,6 +281,15 @@ def _rate_bar(passed: int, total: int) -> str:
     return f'<span class="bar" title="{share:.0%}"><i class="{kind}" style="width:{share * 100:.1f}%"></i></span>'
 
 
+# What the submissions grouped under a diagnosis that names no model have in common, by its kind.
+GROUP_SENTENCES = {
+    "rules": "No model of a known mistake fits; the failing tests point to this rule first.",
+    "constant": "One answer to every input we tried.",
+    "no_answer": "Every call raised an error or ran out of time.",
+    "unknown": "No model of a known mistake matches these submissions.",
+}
+
+
 def _diagnosis_html(diagnosis: dict | None) -> str:
     if not diagnosis:
         return ""
@@ -519,13 +528,7 @@ def render(results: dict, title: str) -> str:
         for key, count in sorted(counts.mistakes.items(), key=lambda kv: (-kv[1], kv[0])):
             d = texts[key]
             sentence = (
-                d.get("message", "")
-                if d.get("mistake")
-                else (
-                    "Every call raised an error or ran out of time."
-                    if d.get("kind") == "no_answer"
-                    else "No model of a known mistake matches these submissions."
-                )
+                d.get("message", "") if d.get("mistake") else GROUP_SENTENCES.get(d.get("kind"), GROUP_SENTENCES["unknown"])
             )
             rows.append(
                 f'<tr><td class="num"><b>{count}</b></td><td><span class="mistake">{_e(key)}</span><br>{_e(sentence)}</td></tr>'

@@ -36,10 +36,19 @@ def score_bin(result: dict) -> int:
 
 
 def mistake_key(diagnosis: dict | None) -> str | None:
-    """The name a diagnosis groups under, or None for a result without one."""
+    """The name a diagnosis groups under, or None for a result without one.
+
+    A model's id; where no model fits, the rule the failing tests point to first ("(rule: round)"),
+    "(one answer)" for one answer to every input, "(no answer)", or "(no known mistake)".
+    """
     if not diagnosis:
         return None
-    return diagnosis.get("mistake") or ("(no answer)" if diagnosis.get("kind") == "no_answer" else "(no known mistake)")
+    if diagnosis.get("mistake"):
+        return diagnosis["mistake"]
+    kind = diagnosis.get("kind")
+    if kind == "rules" and diagnosis.get("rules"):
+        return f"(rule: {diagnosis['rules'][0]})"
+    return {"no_answer": "(no answer)", "constant": "(one answer)"}.get(kind, "(no known mistake)")
 
 
 def all_passed(result: dict) -> bool:

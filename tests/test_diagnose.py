@@ -315,6 +315,12 @@ def test_what_a_tier_may_say_comes_from_its_fields_not_its_name():
     assert [f["call"] is not None for f in diagnosis_core.evidence(tests, EXERCISE)] == [True, False]
 
 
+def test_a_quoted_call_is_cut_to_a_sentence_whatever_the_submission_raised():
+    message = "meteor_score('a', 'b'): expected 0.5, but meteor_score raised ValueError: " + "x" * 10_000
+    quoted = diagnosis_core.quoted_call(message, "meteor_score")
+    assert len(quoted["text"]) == diagnosis_core.QUOTE_LIMIT and quoted["text"].startswith("meteor_score('a', 'b'): expected 0.5")
+
+
 def test_a_rule_is_read_from_the_message_where_scoring_names_none():
     tests = [
         {

@@ -177,7 +177,7 @@ def best_model(outputs: list, table: dict) -> tuple[dict | None, set[int], set[i
     and a single mistake wins a tie.
     """
     wrong = _differs(outputs, table["reference"])
-    best, best_diffs = None, set()
+    best, best_diffs = None, set[int]()
     for model in [*table["models"], *table.get("pairs", [])]:
         diffs = _model_differs(model, table["reference"])
         if diffs and all(agree(outputs[i], model["outputs"][i]) for i in diffs) and len(diffs) > len(best_diffs):
@@ -191,6 +191,7 @@ RULE_MARK = re.compile(r"\[(rule\b[^\[\]\n]*)\]\s*$")
 # not_run, that it never ran).
 BROKEN = ("fail", "error")
 MAX_RULES = 3  # named in the sentence; the others are counted
+QUOTE_LIMIT = 300  # characters of a failing call quoted: what a submission raises can be any length
 
 
 def evidence(tests: list[dict], ex: Any) -> list[dict]:
@@ -225,7 +226,7 @@ def quoted_call(message: str, function: str) -> dict | None:
     lines = message.splitlines()
     opening = f"{function}("
     if lines and lines[0].startswith(opening):
-        return {"text": lines[0], "size": len(lines[0].partition("): ")[0])}
+        return {"text": _cut(lines[0]), "size": len(lines[0].partition("): ")[0])}
     calls, size = [], 0
     for i, line in enumerate(lines):
         if line.startswith(opening):
@@ -236,7 +237,11 @@ def quoted_call(message: str, function: str) -> dict | None:
         return None
     said = lines[0] if not lines[0].startswith(opening) else ""
     text = ", then ".join(calls) + (f": {said}" if said else "")
-    return {"text": text, "size": size}
+    return {"text": _cut(text), "size": size}
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= QUOTE_LIMIT else text[: QUOTE_LIMIT - 1] + "…"
 
 
 def _rules_failing(found: list[dict], table: dict, wrong: set[int] | None) -> list[tuple[str, int, int]]:
@@ -275,6 +280,12 @@ def _smallest_call(found: list[dict], rule: str | None = None) -> str | None:
     return min(calls, key=lambda c: (c["size"], c["text"]))["text"] if calls else None
 
 
+def _smallest_probe(wrong: set[int], table: dict) -> int:
+    """The smallest of these probes, the statement's examples first: the student has already seen those inputs."""
+    probes, function = table["probes"], table["function"]
+    return min(wrong, key=lambda i: (probes[i].get("origin") != "examples", _size(probes[i], function)))
+
+
 def _probe_example(i: int, outputs: list, table: dict) -> str:
     return f"{call_text(table['probes'][i], table['function'])} returned {shown(outputs[i])}, but the rules give {shown(table['reference'][i])}"
 
@@ -285,7 +296,7 @@ def _rule_words(rule: str, table: dict) -> tuple[str, str | None]:
     return (named["rule"], named["section"]) if named else (rule, None)
 
 
-def _by_rules(outputs: list, table: dict, wrong: set[int], found: list[dict]) -> dict | None:
+def _by_rules(outputs: list | None, table: dict, wrong: set[int], found: list[dict]) -> dict | None:
     """The rules whose tests fail, most broken first, with the smallest failing input a student may see; None without any."""
     failing = _rules_failing(found, table, wrong)
     if not failing:
@@ -309,23 +320,29 @@ def _by_rules(outputs: list, table: dict, wrong: set[int], found: list[dict]) ->
         message += f" Tests of other rules fail too: {'; '.join(listed)}."
     # A call of a test of the first rule shows it best; else any failing call a student may see, else a probe.
     example = _smallest_call(found, named[0][0])
-    if example is None and wrong:
-        probes, function = table["probes"], table["function"]
-        example = _probe_example(
-            min(wrong, key=lambda i: (probes[i].get("origin") != "examples", _size(probes[i], function))), outputs, table
-        )
-    example = example or _smallest_call(found)
+    if example is None and wrong and outputs is not None:
+        example = _probe_example(_smallest_probe(wrong, table), outputs, table)
     words_of = [_rule_words(rule, table) for rule, _, _ in named]
-    return {
-        "mistake": None,
-        "kind": "rules",
-        "section": "; ".join(section or "" for _, section in words_of),
-        "rule": "; ".join(w for w, _ in words_of),
-        "rules": [rule for rule, _, _ in named],
-        "explains_all": False,
-        "example": example,
-        "message": message,
-    }
+    return _said(
+        "rules",
+        message,
+        example or _smallest_call(found),
+        section="; ".join(section or "" for _, section in words_of),
+        rule="; ".join(w for w, _ in words_of),
+        rules=[rule for rule, _, _ in named],
+    )
+
+
+def _said(kind: str, message: str, example: str | None, **fields: Any) -> dict:
+    """A diagnosis: what diagnose_outputs returns, every field present."""
+    return (
+        {"mistake": None, "kind": kind, "section": None, "rule": None, "rules": [], "explains_all": False}
+        | fields
+        | {
+            "example": example,
+            "message": message,
+        }
+    )
 
 
 def _constant(outputs: list, reference: list) -> bool:
@@ -352,55 +369,32 @@ def diagnose_outputs(outputs: list | None, table: dict, found: list[dict] | None
         model = None
     if not wrong and not any(item["broken"] for item in found):
         return None
-    probes, function = table["probes"], table["function"]
     if outputs and all(isinstance(got, dict) and "error" in got for got in outputs):
         # Every model that raises somewhere would "match"; none of them says why this one never returns.
-        return {
-            "mistake": None,
-            "kind": "no_answer",
-            "section": None,
-            "rule": None,
-            "rules": [],
-            "explains_all": False,
-            "example": _smallest_call(found),  # a visible test's call, with what it raised
-            "message": "Your function raised an error or ran out of time on every input we tried, so its answers show no particular mistake.",
-        }
-    if model is None and outputs and wrong and _constant(outputs, table["reference"]):
+        message = (
+            "Your function raised an error or ran out of time on every input we tried, so its answers show no particular mistake."
+        )
+        return _said("no_answer", message, _smallest_call(found))  # a visible test's call, with what it raised
+    if model is not None and outputs is not None:
+        return _by_model(model, diffs, wrong, outputs, table)
+    if outputs and wrong and _constant(outputs, table["reference"]):
         # Whatever the input, one answer: no rule's tests say more than that.
-        i = min(wrong, key=lambda i: (probes[i].get("origin") != "examples", _size(probes[i], function)))
-        return {
-            "mistake": None,
-            "kind": "constant",
-            "section": None,
-            "rule": None,
-            "rules": [],
-            "explains_all": True,
-            "example": _probe_example(i, outputs, table),
-            "message": f"Your function returned {shown(outputs[0])} for every input we tried, whatever the input.",
-        }
-    if model is None:
-        by_rules = _by_rules(outputs, table, wrong, found)
-        if by_rules is not None:
-            return by_rules
-        smallest = _smallest_call(found)
-        if smallest is None and wrong:
-            # The statement's examples first: the student has already seen those inputs.
-            i = min(wrong, key=lambda i: (probes[i].get("origin") != "examples", _size(probes[i], function)))
-            smallest = _probe_example(i, outputs, table)
-        if smallest is None:
-            return None  # only tests of no rule failed, with nothing to quote: nothing to say
-        return {
-            "mistake": None,
-            "kind": "unknown",
-            "section": None,
-            "rule": None,
-            "rules": [],
-            "explains_all": False,
-            "example": smallest,
-            "message": f"Your scores don't match any mistake we know of. The smallest failing input: {smallest}.",
-        }
-    i = min(diffs, key=lambda i: _size(probes[i], function))
-    example = _probe_example(i, outputs, table)
+        message = f"Your function returned {shown(outputs[0])} for every input we tried, whatever the input."
+        return _said("constant", message, _probe_example(_smallest_probe(wrong, table), outputs, table), explains_all=True)
+    by_rules = _by_rules(outputs, table, wrong, found)
+    if by_rules is not None:
+        return by_rules
+    if (smallest := _smallest_call(found)) is None and wrong and outputs is not None:
+        smallest = _probe_example(_smallest_probe(wrong, table), outputs, table)
+    if smallest is None:
+        return None  # only tests of no rule failed, with nothing to quote: nothing to say
+    return _said("unknown", f"Your scores don't match any mistake we know of. The smallest failing input: {smallest}.", smallest)
+
+
+def _by_model(model: dict, diffs: set[int], wrong: set[int], outputs: list, table: dict) -> dict:
+    """The sentence of a model that fits (or a pair), with the smallest probe where it differs from the reference."""
+    probes, function = table["probes"], table["function"]
+    example = _probe_example(min(diffs, key=lambda i: _size(probes[i], function)), outputs, table)
     singles = {m["id"]: m for m in table["models"]}
     parts = [singles[p] for p in model.get("parts", [model["id"]])]
     when = ", and ".join(p["when"] for p in parts)
@@ -409,16 +403,16 @@ def diagnose_outputs(outputs: list | None, table: dict, found: list[dict] | None
     explains_all = wrong <= diffs
     if not explains_all:
         message += " Some other results differ too, so there may be another mistake."
-    return {
-        "mistake": model["id"],
-        "kind": "model" if len(parts) == 1 else "models",
-        "section": "; ".join(p["section"] for p in parts),
-        "rule": "; ".join(p["rule"] for p in parts),
-        "rules": list(dict.fromkeys(p["breaks"] for p in parts if p.get("breaks"))),
-        "explains_all": explains_all,
-        "example": example,
-        "message": message,
-    }
+    return _said(
+        "model" if len(parts) == 1 else "models",
+        message,
+        example,
+        mistake=model["id"],
+        section="; ".join(p["section"] for p in parts),
+        rule="; ".join(p["rule"] for p in parts),
+        rules=list(dict.fromkeys(p["breaks"] for p in parts if p.get("breaks"))),
+        explains_all=explains_all,
+    )
 
 
 def full_text(diagnosis: dict) -> str:

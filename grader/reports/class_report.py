@@ -528,7 +528,7 @@ def render(results: dict, title: str) -> str:
         for key, count in sorted(counts.mistakes.items(), key=lambda kv: (-kv[1], kv[0])):
             d = texts[key]
             sentence = (
-                d.get("message", "") if d.get("mistake") else GROUP_SENTENCES.get(d.get("kind"), GROUP_SENTENCES["unknown"])
+                d.get("message", "") if d.get("mistake") else GROUP_SENTENCES.get(str(d.get("kind")), GROUP_SENTENCES["unknown"])
             )
             rows.append(
                 f'<tr><td class="num"><b>{count}</b></td><td><span class="mistake">{_e(key)}</span><br>{_e(sentence)}</td></tr>'

@@ -48,7 +48,7 @@ def mistake_key(diagnosis: dict | None) -> str | None:
     kind = diagnosis.get("kind")
     if kind == "rules" and diagnosis.get("rules"):
         return f"(rule: {diagnosis['rules'][0]})"
-    return {"no_answer": "(no answer)", "constant": "(one answer)"}.get(kind, "(no known mistake)")
+    return {"no_answer": "(no answer)", "constant": "(one answer)"}.get(str(kind), "(no known mistake)")
 
 
 def all_passed(result: dict) -> bool:

@@ -7,7 +7,8 @@ A visible test pays only if its twin, `test_twin[<tier>-<test>]` in a secret tie
   must return, and the exercise's value rule judges the submission's answer.
 - `properties`: for each property test of a module, other strategies for its arguments; the
   visible test's own body runs on a few examples drawn from them. They are drawn once, against
-  the reference (which must pass them), and replayed as hypothesis's explicit examples.
+  the reference (which must pass them), kept in the exercise's cache folder, and replayed as
+  replay.py replays the property tests' recorded examples.
 
 A twin's message says what was expected but never the input: no student may learn it. Whether
 its inputs differ from every visible one is checked by grader/judging/cheats.py.
@@ -79,6 +80,7 @@ def ask(submission: Any, function: str, key: str, row: Call, expected: str = "")
 
 
 def hide(exc: SubmissionError, key: str, expected: str = "") -> None:
+    """Leave out of a call's failure what could carry the input: the exception's text, the traceback, hypothesis's notes."""
     how = exc.message.split(":", 1)[0] if exc.kind == "exception" else exc.message
     exc.message, exc.traceback = f"{unseen(key)}{expected}{how}", ""
     exc.__notes__ = []  # hypothesis's: the example, input included
@@ -132,8 +134,8 @@ def answers(
     twins = {}
     for key, rows in table.items():
         rows = [rows] if isinstance(rows, Call) else list(rows)
-        if not rows:
-            raise ValueError(f"the twin of {key} has no call")
+        if "-" not in key or not rows:
+            raise ValueError(f"a twin's key is '<tier>-<test id>' and it has a call or more: {key!r}")
         judged = tuple((row, expected(*row.args, **row.kwargs)) for row in rows)
         twins[key] = Answers(key, ex.function, judged, check, shown)
     return twins
@@ -238,9 +240,11 @@ class Property:
 
 
 def _read(path: Path | None) -> list[dict] | None:
+    if path is None:
+        return None
     try:
         return [replay.decode(example) for example in json.loads(path.read_text(encoding="utf-8"))]
-    except (AttributeError, OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
@@ -250,12 +254,14 @@ def _write(path: Path | None, examples: list[dict]) -> None:
         data = json.dumps([replay.kept_as_json(example) for example in examples])
     except replay.Unrecordable:
         return
+    if path is None:
+        return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         part = path.with_name(f"{path.name}.{os.getpid()}")
         part.write_text(data, encoding="utf-8")
         os.replace(part, path)
-    except (AttributeError, OSError):
+    except OSError:
         pass  # a folder it cannot write: they are drawn again next time
 
 
@@ -265,8 +271,8 @@ def _kept(ex: exercise.Exercise, module: ModuleType, key: str, strategies: dict[
     if " at 0x" in shown:
         return None
     digest = hashlib.sha256(f"{hypothesis.__version__}\0{key}\0{shown}\0{count}".encode())
-    for path in (Path(module.__file__), ex.root / "solutions" / "reference.py", Path(__file__)):
-        digest.update(path.read_bytes())
+    for path in (Path(module.__file__), ex.root / "solutions" / "reference.py", ex.path("values"), Path(__file__)):
+        digest.update(path.read_bytes() if path is not None else b"-")
     return ex.cache / f"twin-{digest.hexdigest()[:20]}.json"
 
 

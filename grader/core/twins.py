@@ -89,7 +89,13 @@ def hide(exc: SubmissionError, key: str, expected: str = "") -> None:
 @cache
 def reference(root: Path) -> ModuleType:
     """The exercise's reference solution (solutions/reference.py), loaded once, on the trusted side."""
-    spec = importlib.util.spec_from_file_location(f"_twins_reference_{abs(hash(root))}", root / "solutions" / "reference.py")
+    return _module(root / "solutions" / "reference.py", "_twins_reference")
+
+
+def _module(path: Path, prefix: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"{prefix}_{abs(hash(path.resolve()))}", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -148,7 +154,8 @@ class _Logged:
     """Stands in for st.data() while the reference runs a twin's example: draws, and writes each draw down."""
 
     def __init__(self, data: Any) -> None:
-        self._data, self.draws = data, []
+        self._data = data
+        self.draws: list[tuple[str, Any]] = []
 
     def draw(self, strategy: Any, label: Any = None) -> Any:
         value = self._data.draw(strategy, label)
@@ -184,7 +191,7 @@ class Property:
     """The twin of a property test: its body, on examples drawn from other strategies."""
 
     key: str
-    test: Callable[..., Any]  # the visible @given test
+    test: Any  # the visible @given test
     strategies: dict[str, Any]  # every argument's, the visible ones where the twin's table gives none
     trusted: Any  # the reference, as a submission
     count: int
@@ -271,7 +278,7 @@ def _kept(ex: exercise.Exercise, module: ModuleType, key: str, strategies: dict[
     if " at 0x" in shown:
         return None
     digest = hashlib.sha256(f"{hypothesis.__version__}\0{key}\0{shown}\0{count}".encode())
-    for path in (Path(module.__file__), ex.root / "solutions" / "reference.py", ex.path("values"), Path(__file__)):
+    for path in (Path(str(module.__file__)), ex.root / "solutions" / "reference.py", ex.path("values"), Path(__file__)):
         digest.update(path.read_bytes() if path is not None else b"-")
     return ex.cache / f"twin-{digest.hexdigest()[:20]}.json"
 
@@ -289,7 +296,7 @@ def properties(
     visible strategy, but each twin must draw at least one argument otherwise.
     """
     module = tests if isinstance(tests, ModuleType) else _load(Path(tests))
-    ex = exercise.holding(module.__file__)
+    ex = exercise.holding(str(module.__file__))
     trusted = _Trusted(ex.function, getattr(reference(ex.root), ex.function))
     tier = _tier(module)
     twins = {}
@@ -334,7 +341,4 @@ def _tier(module: ModuleType) -> str:
 @cache
 def _load(path: Path) -> ModuleType:
     """A test module, loaded on its own (the one pytest collected may be another exercise's of the same name)."""
-    spec = importlib.util.spec_from_file_location(f"_twins_of_{abs(hash(path.resolve()))}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _module(path, "_twins_of")

@@ -9,6 +9,7 @@ says what each earns and what the policy misses. Every submission here is truste
 from __future__ import annotations
 
 import copy
+import functools
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -130,15 +131,15 @@ def measure(ex: exercise.Exercise, constants: tuple[Any, ...] = CONSTANTS) -> Ch
     twins_run = {t.name for t in results if policy.is_twin(t)}
     found.without_twin = sorted(key for key in keys if policy.twin_of(key) not in twins_run)
     for key in sorted(keys):
-        shared = [call for call, _ in recorder.calls.get((policy.twin_tier, policy.twin_of(key)), []) if call in asked]
+        shared = [call for call, _ in recorder.calls.get((policy.twin_tier or "", policy.twin_of(key)), []) if call in asked]
         if shared:
             found.repeated[key] = shared
     for value in constants:
-        tests = _run(ex, lambda v=value: Constant(ex.function, v))
+        tests = _run(ex, functools.partial(Constant, ex.function, value))
         found.shares[f"return {value!r}"] = _share(ex, tests)
         for key in _passed_with_twin(tests, policy) - policy.constant_passes:
             found.unlisted.setdefault(key, []).append(repr(value))
-        cheat = _run(ex, lambda v=value: HardCoder(ex, table, v))
+        cheat = _run(ex, functools.partial(HardCoder, ex, table, value))
         found.shares[f"a table of every visible answer, else {value!r}"] = _share(ex, cheat)
         missed = {t.name for t in cheat if t.tier in policy.visible and t.status != "pass"}
         found.table_misses = sorted(set(found.table_misses) | missed)
@@ -174,7 +175,9 @@ def _own_test_modules(ex: exercise.Exercise) -> Iterator[None]:
 def _test_modules() -> list[tuple[str, Path]]:
     """Every module imported from a file, with its folder."""
     return [
-        (name, Path(module.__file__).parent) for name, module in list(sys.modules.items()) if getattr(module, "__file__", None)
+        (name, Path(str(module.__file__)).parent)
+        for name, module in list(sys.modules.items())
+        if getattr(module, "__file__", None)
     ]
 
 
@@ -192,5 +195,5 @@ def _passed_with_twin(tests: list[TestResult], policy: scoring.Policy) -> set[st
         for t in tests
         if t.tier in policy.visible
         and t.status == "pass"
-        and status.get((policy.twin_tier, policy.twin_of(key := scoring.key(t.tier, t.name)))) == "pass"
+        and status.get((policy.twin_tier or "", policy.twin_of(key := scoring.key(t.tier, t.name)))) == "pass"
     }

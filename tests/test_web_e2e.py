@@ -477,12 +477,15 @@ def test_an_interrupt_that_lands_waits_for_python_to_unwind_rather_than_restarti
     assert any("ran out of time while loading" in a for a in report["advice"]), (report["advice"], report["message"])
 
 
-def test_a_diagnosis_with_no_known_mistake_shows_the_expected_value(page):
+def test_a_diagnosis_with_no_known_mistake_names_the_failing_rules_and_an_input(page):
     code = "def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n    return round(len(candidate) / 100, 3)\n"
     report = run_tests(page, code)
     found = report["diagnosis"]
-    assert found["kind"] == "unknown"
-    assert "expected" in found["text"] or "the rules give" in found["text"]
+    assert found["kind"] == "rules" and found["rules"] and found["mistake"] is None
+    assert "the failing tests point to rule" in found["text"]
+    assert found["example"].startswith("meteor_score(") and f"For example, {found['example']}." in found["text"]
+    assert page.locator("[data-testid=diagnosis]").text_content() == found["text"]
+    assert found == cli_diagnosis(code, report)
 
 
 def test_a_bom_set_or_typed_into_the_editor_is_removed(page):

@@ -430,3 +430,40 @@ def test_unprivileged_no_submission_reaches_the_server_or_shares_with_the_next(k
     assert got["ptrace.py"] == "[]"  # its /proc shows the cell's init alone: stopped, traced or read by nobody
     assert got["reader.py"] == str({"shm": False, "msg": False, "sem": False, "mq": False, "key": False, "files": 0})
     assert got["who.py"] == "0|0000000000000000"  # root of its user namespace, without a single capability
+
+
+# ---------------------------------------------------------------- a fresh child is the submission as loaded
+
+COUNTS_LOADS = (
+    "import os, threading\n"
+    "with open('/tmp/loads', 'a') as f:\n"
+    "    f.write('x')\n"
+    "CALLS = []\n"
+    "def meteor_score(r, c, **k):\n"
+    "    CALLS.append(r)\n"
+    "    if r == 'kill the copy':\n"
+    "        for pid in os.listdir('/proc'):\n"
+    "            if pid.isdigit() and open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()[1] == str(os.getpid()):\n"
+    "                os.kill(int(pid), 9)\n"
+    "    return f\"{len(open('/tmp/loads').read())} {len(CALLS)}\"\n"
+)
+
+
+def test_a_restart_wakes_the_copy_set_aside_when_the_file_loaded_instead_of_loading_it_again():
+    with box(COUNTS_LOADS) as jailed:
+        assert jailed.meteor_score("a", "") == "1 1" and jailed.meteor_score("b", "") == "1 2"
+        for _ in range(3):
+            jailed.restart()
+            assert jailed.meteor_score("c", "") == "1 1"  # loaded once; its calls forgotten: the state just after loading
+
+
+def test_a_file_that_starts_threads_or_kills_its_copy_is_loaded_again_at_a_restart():
+    with box(COUNTS_LOADS + "threading.Thread(target=lambda: __import__('time').sleep(60), daemon=True).start()\n") as jailed:
+        jailed.restart()
+        assert jailed.meteor_score("a", "") == "2 1"  # with a thread running, no copy was set aside
+    with box(COUNTS_LOADS) as jailed:
+        assert jailed.meteor_score("kill the copy", "") == "1 1"
+        jailed.restart()
+        assert jailed.meteor_score("a", "") == "2 1"  # its copy was gone: the file was loaded anew
+        jailed.restart()
+        assert jailed.meteor_score("a", "") == "2 1"  # and that load set one aside again

@@ -295,7 +295,8 @@ def test_a_lent_jail_serves_one_submission_after_another_and_each_sees_nothing_o
             source="import os\ndef meteor_score(r, c, **k):\n"
             "    return f\"{os.listdir('/tmp')}|{len([p for p in os.listdir('/proc') if p.isdigit()])}\"\n",
         )
-        assert second.meteor_score("", "") == "[]|2"  # a /proc of its cell's own: the cell's init and itself
+        # A /proc of its cell's own: the cell's init, itself, and the copy of it as loaded, set aside.
+        assert second.meteor_score("", "") == "[]|3"
         assert jail.proc.pid == bwrap
         second.close()
     finally:
@@ -311,13 +312,16 @@ def test_the_fallback_without_bubblewrap_runs_as_its_own_uid_in_a_root_of_only_t
         "        while True: pass\n"
         "    if os.fork() == 0:\n"
         "        os.setsid(); import time; time.sleep(300)\n"
-        "    return f\"{os.getuid()} {resource.getrlimit(resource.RLIMIT_NPROC)[0]} {os.listdir('/')}\"\n"
+        "    seen = sorted(p for p in os.listdir('/proc') if p.isdigit())\n"
+        "    return f\"{os.getuid()}|{resource.getrlimit(resource.RLIMIT_NPROC)[0]}|{seen}|{os.listdir('/')}\"\n"
     )
     box = jail(source, mode="separate-uid", timeout=0.5)
-    uid, nproc, top = box.meteor_score("", "").split(" ", 2)
+    uid, nproc, seen, top = box.meteor_score("", "").split("|")
     uid = int(uid)
     assert uid not in (0, os.getuid()) and int(nproc) == Limits().processes
-    assert "proc" not in top and "work" not in top and "root" not in top  # a chroot: the stdlib and its libraries
+    assert "work" not in top and "root" not in top  # a chroot: the stdlib and its libraries
+    # Its /proc is its cell's pid namespace's: the cell's init, itself, the copy set aside, and its fork.
+    assert len(eval(seen)) <= 4 and "'1'" in seen
     with pytest.raises(SubmissionError) as caught:
         box.meteor_score("hang", "")
     assert caught.value.kind == "timeout"

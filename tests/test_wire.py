@@ -185,13 +185,14 @@ def test_an_answer_to_a_call_never_made_is_malformed(how, code):
 
 
 def test_a_submission_that_stops_reading_its_requests_cannot_block_the_grader():
-    # It shrinks the request pipe to one page and never reads again: a large batch cannot be written.
+    # It shrinks the request pipe to one page and never reads again (its first call never ends, and
+    # the sandbox's own reads do not go through os.read, which it replaces): a large batch cannot be written.
     source = """
     import fcntl
     fcntl.fcntl(child()['req_r'], 1031, 4096)  # F_SETPIPE_SZ
     os.read = lambda *a: time.sleep(3600)
     def meteor_score(r, c, **k):
-        return 0.5
+        time.sleep(3600)
     """
     calls = [[["the cat sat on the mat " * 4, "a cat sat on a mat " * 4], {}]] * 400
     with jail(source, timeout=1.0) as box:
@@ -219,6 +220,7 @@ def test_grading_a_submission_that_stops_reading_ends_within_its_budget(tmp_path
     (tmp_path / "b.py").write_text(
         reference + CHILD_LOCALS + "import fcntl\nfcntl.fcntl(child()['req_r'], 1031, 4096)\n"
         "os.read = lambda *a: time.sleep(3600)\n"
+        "def meteor_score(*a, **k):\n    time.sleep(3600)\n"  # it never asks for the rest of a batch
     )
     grader = Grader(Settings(ex, timeout=1.0, budget=3.0), catalogue(ex))
     try:

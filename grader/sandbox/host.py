@@ -59,6 +59,9 @@ __all__ = [
 ]
 
 
+RESUME_LIMIT = 0.5  # seconds of CPU a woken copy of the submission has to say it is ready (it does nothing else)
+
+
 class SandboxedSubmission(CallsByName):
     """One submission in a jail; the judge only ever sees plain values."""
 
@@ -128,11 +131,19 @@ class SandboxedSubmission(CallsByName):
         """A fresh child that has loaded the submission; raises LoadError if it cannot."""
         self._batch = None  # what the last child owed is gone with it
         with self._budget.charging():  # a restart the submission caused counts in its budget
-            self._life.fresh_child()
+            woken = self._life.fresh_child()
             if self._budget.clock is not self._life.pipes.clock:
                 self._budget.attach(self._life.pipes.clock)  # a new cell: its clock counts from its first child
             limit, by_budget = self._budget.limit(self._loading.time_limit(self.timeout))
-            load = self._loading.load(self._life.pipes, secrets.randbits(62), limit, limit if by_budget else None)
+            load = None
+            if woken:  # the copy set aside right after the file loaded: it needs no code
+                load = self._loading.resume(self._life.pipes, secrets.randbits(62), min(limit, RESUME_LIMIT))
+                if not isinstance(load, dict):
+                    # It does not answer (the file broke the child's own reading, say): load it anew.
+                    self._life.stash = None
+                    self._life.fresh_child()
+            if not isinstance(load, dict):
+                load = self._loading.load(self._life.pipes, secrets.randbits(62), limit, limit if by_budget else None)
         if load is None:
             if by_budget and self._life.pipes.ended in ("cpu", "wall"):
                 raise LoadError(f"loading the file used up the time budget of {self.budget:g} s")
@@ -147,6 +158,7 @@ class SandboxedSubmission(CallsByName):
             raise LoadError(f"loading the file took longer than {limit:g} s")
         self._loading.check(load)
         self.load_output = load["output"]
+        self._life.stash = load["stash"] if isinstance(load, dict) else None
 
     def restart(self) -> None:
         """A fresh child (the state the last one built up is gone); strays are killed."""

@@ -56,10 +56,15 @@ class Lifecycle:
         self.pace = Pace()
         self.pipes = ChildPipes(self.jail, self.pace)
         self.cell: Cell | None = None
+        self.stash: int | None = None  # the copy of the submission as loaded that its child set aside (a pid)
         self.closed = False
 
-    def fresh_child(self) -> None:
-        """Kill whatever the submission runs, and have a new child wait for its code; LoadError if it cannot."""
+    def fresh_child(self) -> bool:
+        """Kill whatever the submission runs, and have a new child wait; LoadError if it cannot.
+
+        True: the new child is the copy of the submission as loaded that the last one set aside
+        (`stash`), woken: it waits for "resume", not for the code.
+        """
         for _ in range(2):
             try:
                 if self.cell is None or self.jail.cell is not self.cell or not self.jail.alive():
@@ -68,20 +73,21 @@ class Lifecycle:
                     self.pipes.clock = (
                         CgroupClock(cgroup) if cgroup is not None and "usage" in cgroup.roles else CellClock(self.pipes)
                     )
-                    child = self.cell.first_child
+                    child, woken = self.cell.first_child, False
                 else:
-                    self.pipes.send(self.jail.ctl_w, {"op": "respawn"})
+                    self.pipes.send(self.jail.ctl_w, {"op": "respawn", "stash": self.stash})
                     event = self.pipes.control(lambda e: e.get("event") == "spawned" and type(e.get("pid")) is int, LOAD_TIMEOUT)
                     if event is None:
                         raise JailError("the cell did not fork a child")
-                    child = event["pid"]
-                # What a dead child left half-written is dropped: the new one writes nothing before its code comes.
+                    child, woken = event["pid"], event.get("woken") is True and event["pid"] == self.stash
+                self.stash = None  # woken now, or dead: the new child sets one aside of its own
+                # What a dead child left half-written is dropped: the new one writes nothing before it is asked.
                 self.pipes.forget_answers()
                 self.pipes.reset(child)
-                return
+                return woken
             except (OSError, ProtocolError):
                 # The cell or its jail is gone (the submission may have brought it down): a new one, once.
-                self.cell = None
+                self.cell, self.stash = None, None
                 self.jail.close()
         raise LoadError("the sandbox did not start")
 

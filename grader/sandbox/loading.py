@@ -51,6 +51,19 @@ class Loading:
         except ProtocolError:
             return "malformed"
 
+    def resume(self, pipes: ChildPipes, seq: int, limit: float) -> dict | str | None:
+        """A woken copy's load answer (it loaded the file before it was set aside): as `load`'s."""
+        try:
+            pipes.send(pipes.jail.req_w, {"seq": seq, "resume": True}, deadline=time.monotonic() + wall_cap(limit))
+            payload = pipes.read_answer(seq, limit)
+            return None if payload is None else wire.check_load(payload)
+        except TimeoutError:
+            return None
+        except OSError:
+            raise LoadError("the sandbox did not start") from None
+        except ProtocolError:
+            return "malformed"
+
     def check(self, load: dict | str) -> None:
         """LoadError unless the answer says the function is there and takes the tests' calls."""
         if not isinstance(load, dict):

@@ -3,8 +3,9 @@ own for each submission, and the kit made unreadable to those uids while they ru
 
 Docker, and Gradescope's containers, run as root but block the namespaces bubblewrap needs. The
 fork server starts as root; each cell is chrooted into a directory holding only the standard
-library of the interpreter it runs and the libraries its C modules load (no /proc, no kit, no
-class folder, nothing of the grader's), and has its namespaces where the container allows them.
+library of the interpreter it runs and the libraries its C modules load (no kit, no class folder,
+nothing of the grader's; a /proc only where the cell has a pid namespace, showing its own processes),
+and has its namespaces where the container allows them.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ class SeparateUid(Mode):
         hide(kit_paths())  # unless the command already hid them (and more)
         python = python_for_others()
         config["root"] = str(separate_root(python))
+        config["cell"]["proc"] = True  # mounted only in a cell with its own pid namespace: its processes alone
         config["parent"] = os.getpid()  # the server ends with the grading worker (bubblewrap does this itself)
         return [str(python), "-I", "-S", str(CHILD)], {"cwd": "/"}
 
@@ -207,7 +209,7 @@ def _exit_on_signal(number: int, frame: Any) -> None:
     raise SystemExit(128 + number)
 
 
-ROOT_LAYOUT = 2  # the roots' own folders changed: 2, its tmp folders are no longer writable
+ROOT_LAYOUT = 3  # the roots' own folders changed: 2, its tmp folders are no longer writable; 3, an empty /proc
 ROOT_SKIPS = ("site-packages", "dist-packages", "test", "idlelib", "tkinter", "turtledemo", "ensurepip")
 
 
@@ -250,8 +252,9 @@ def separate_root(python: Path) -> Path:
             if os.path.isfile(library):
                 (building / library.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(library, building / library.lstrip("/"))  # the file, not the link
-        for place in ("tmp", "var/tmp", "dev/shm"):
+        for place in ("tmp", "var/tmp", "dev/shm", "proc"):
             # Writable only where a cell mounts a tmpfs of its own there: never a folder of the host's disk.
+            # /proc stays empty unless the cell has a pid namespace, whose own processes it then shows.
             (building / place).mkdir(parents=True, exist_ok=True)
             (building / place).chmod(0o755)
         building.chmod(0o755)

@@ -110,6 +110,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "grader.cli.explain",
     "grader.cli.web_build",
     "grader.cli.serve",
+    "grader.cli.new",
 )
 
 

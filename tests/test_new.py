@@ -1,0 +1,150 @@
+"""`meteor-kit new` writes an exercise that runs at once, in a folder outside the kit, and refuses what it cannot write."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from grader.core import exercise
+from grader.judging import cheats
+from tests.conftest import KIT_ROOT
+
+KIT = [sys.executable, "-m", "grader.cli"]
+SIGNATURE = "pairs(left, right, times=1)"
+# The template's placeholder rule, which its tests check: the arguments, in order, as a list.
+FILLED = "def pairs(left, right, times=1):\n    return [left, right, times]\n"
+IGNORES_TIMES = "def pairs(left, right, times=1):\n    return [left, right, 1]\n"
+
+
+def kit(*args: str, cwd: Path = KIT_ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([*KIT, *args], capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+def check(folder: Path, submission: Path) -> dict:
+    done = kit("check", "--exercise", str(folder), "--json", str(submission), cwd=folder)
+    assert done.returncode in (0, 1), done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory) -> Iterator[Path]:
+    """A new exercise, written by the command into a temporary folder nowhere under the kit."""
+    folder = tmp_path_factory.mktemp("authors") / "pairs"
+    assert not folder.resolve().is_relative_to(KIT_ROOT.resolve())
+    done = kit("new", str(folder), "--function", "pairs", "--signature", SIGNATURE, "--title", "Pairs", cwd=folder.parent)
+    assert done.returncode == 0, done.stderr
+    assert "TODO" in done.stdout
+    yield folder
+    forget(folder)
+
+
+@pytest.fixture(scope="module")
+def filled(made, tmp_path_factory) -> Iterator[Path]:
+    """The same exercise, its reference written as the placeholder rule says."""
+    folder = tmp_path_factory.mktemp("filled") / "pairs"
+    shutil.copytree(made, folder)
+    (folder / "solutions" / "reference.py").write_text(FILLED, encoding="utf-8")
+    yield folder
+    forget(folder)
+
+
+def forget(folder: Path) -> None:
+    """Remove what the commands kept of a temporary exercise in the kit's cache folder: its folder and its bytecode."""
+    shutil.rmtree(exercise.load(folder).cache, ignore_errors=True)
+    mirrored = exercise.CACHE / "pycache" / Path(*folder.resolve().parts[1:])
+    shutil.rmtree(mirrored, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        os.removedirs(mirrored.parent)
+
+
+def test_new_writes_every_part_of_an_exercise_the_engine_reads(made):
+    ex = exercise.load(made)
+    assert (ex.function, ex.signature, ex.title, ex.id) == ("pairs", SIGNATURE, "Pairs", "pairs")
+    assert (ex.parameters, ex.defaults) == (["left", "right"], {"times": 1})
+    assert list(ex.tiers) == ["examples", "hidden", "properties", "private"]
+    assert ex.browser_tiers == ("examples", "hidden", "properties") and ex.diagnosis_tiers == ("examples", "properties")
+    assert set(ex.scoring) == {"anchors", "constant_passes", "rules"}
+    for part in ("values", "trusted"):
+        assert ex.path(part).is_file()
+    for tier in ex.tiers:
+        assert (ex.tests_dir / f"test_{tier}.py").is_file()
+    assert len(ex.module("trusted").MODELS) == 1
+    texts = [path.read_text(encoding="utf-8") for path in made.rglob("*") if path.is_file()]
+    assert sum("TODO" in text for text in texts) >= 8  # what to write where
+
+
+def test_the_placeholder_reference_fails_cleanly(made):
+    report = check(made, made / "solutions" / "reference.py")
+    assert report["status"] == "graded"
+    statuses = {t["name"]: t["status"] for t in report["tests"]}
+    assert len(statuses) == 7 and set(statuses.values()) <= {"pass", "fail"}
+    assert statuses["test_statement_example[first_example]"] == statuses["test_rule[first_rule]"] == "fail"
+    failed = next(t for t in report["tests"] if t["name"] == "test_statement_example[first_example]")
+    assert "write pairs in solutions/reference.py" in failed["message"]
+    assert report["score"] < report["max_score"]
+
+
+def test_check_passes_every_test_once_the_reference_is_filled(filled):
+    report = check(filled, filled / "solutions" / "reference.py")
+    assert report["passed"] == len(report["tests"]) == 7
+    assert report["score"] == report["max_score"] == 8
+    assert report["diagnosis"] is None
+
+
+def test_the_filled_template_pays_no_cheat(filled):
+    found = cheats.measure(exercise.load(filled))
+    assert found.problems() == []
+    assert found.table_misses == [] and max(found.shares.values()) == 0.0
+
+
+def test_the_example_model_names_its_mistake(filled, tmp_path):
+    wrong = tmp_path / "ignores_times.py"
+    wrong.write_text(IGNORES_TIMES, encoding="utf-8")
+    report = check(filled, wrong)
+    assert report["score"] < report["max_score"]
+    assert report["diagnosis"]["mistake"] == "ignores_times"
+    assert "pairs(" in report["diagnosis"]["text"]
+
+
+def test_the_written_files_pass_the_kits_lint(made):
+    ruff = Path(sys.executable).parent / "ruff"
+    done = subprocess.run([str(ruff), "check", "--no-cache", str(made)], capture_output=True, text=True, cwd=KIT_ROOT)
+    assert done.returncode == 0, done.stdout
+
+
+@pytest.mark.parametrize(
+    ("function", "signature", "says"),
+    [
+        ("1pairs", "1pairs(a)", "is not a Python identifier"),
+        ("class", "class(a)", "is not a Python identifier"),
+        ("pairs", "pairs(a, b", "does not parse"),
+        ("pairs", "zip(a, b)", "names 'zip', not the function 'pairs'"),
+        ("pairs", "pairs(*a)", "no * or **"),
+        ("pairs", "pairs(a, b=len)", "must be a literal"),
+        ("pairs", "pairs(times=1)", "at least one parameter without a default"),
+    ],
+)
+def test_new_refuses_a_bad_name_or_signature_and_writes_nothing(tmp_path, function, signature, says):
+    done = kit("new", str(tmp_path / "x"), "--function", function, "--signature", signature)
+    assert done.returncode == 2
+    assert says in done.stderr
+    assert not (tmp_path / "x").exists()
+
+
+def test_new_refuses_a_folder_that_is_not_empty(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine", encoding="utf-8")
+    done = kit("new", str(tmp_path), "--function", "pairs", "--signature", SIGNATURE)
+    assert done.returncode == 2 and "not an empty folder" in done.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert kit("new", str(empty), "--function", "pairs", "--signature", SIGNATURE).returncode == 0
+    assert (empty / "problem" / "exercise.toml").is_file()

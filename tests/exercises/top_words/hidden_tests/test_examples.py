@@ -9,10 +9,12 @@ VALUES = exercise.holding(__file__).module("values")  # the value rule of the ex
 
 pytestmark = pytest.mark.tier("examples")
 
-# TODO: the statement's examples, name -> (arguments, keyword arguments, the answer). They are public:
+# The statement's examples, name -> (arguments, keyword arguments, the answer). They are public:
 # solutions/misconceptions.py's probes quote the same calls.
 EXAMPLES = {
-    "first_example": (("one",), {}, ["one", 3]),
+    "the_cat_and_the_hat": (("The cat and the hat.",), {"k": 2}, [("the", 2), ("and", 1)]),
+    "three_by_default": (("a b b c c c d",), {}, [("c", 3), ("b", 2), ("a", 1)]),
+    "fewer_words_than_k": (("Hello, hello!",), {"k": 5}, [("hello", 2)]),
 }
 
 

@@ -1,3 +1,3 @@
 def top_words(text, k=3):
-    """TODO: what it returns, in one line (the page's editor starts with this file)."""
+    """Return the k most frequent words of text as (word, count) pairs, most frequent first, ties alphabetical."""
     raise NotImplementedError("write top_words here")

@@ -8,7 +8,7 @@ one, they are compared as plain data.
 
 from __future__ import annotations
 
-from grader.core.checks import WrongAnswer, same_plain
+from grader.core.checks import WrongAnswer, same_plain, type_name
 
 
 def shown(value: object) -> str:
@@ -22,9 +22,19 @@ def same(got: object, want: object) -> bool:
     return same_plain(got, want)
 
 
+def shape(got: object) -> str:
+    """What is wrong with the answer's shape, or "": a list of (word, count) pairs, a string and an int."""
+    if type(got) not in (list, tuple):
+        return f"; top_words must return a list, not {type_name(got)}"
+    for i, pair in enumerate(got):
+        if type(pair) not in (list, tuple) or len(pair) != 2 or type(pair[0]) is not str or type(pair[1]) is not int:
+            return f"; item {i} is {shown(pair)}, not a pair (word, count) of a string and an int"
+    return ""
+
+
 def expect(got: object, want: object, *, call: str | None = None) -> object:
     """Pass when `got` is `want`; else WrongAnswer, naming the call where the test shows its inputs."""
     if not same(got, want):
         where = f"{call}: " if call else ""
-        raise WrongAnswer(f"{where}expected {shown(want)}, got {shown(got)}")
+        raise WrongAnswer(f"{where}expected {shown(want)}, got {shown(got)}{shape(got)}")
     return got

@@ -1,8 +1,13 @@
 """The reference solution: the twins, the private tier and the diagnosis take their answers from it. Never shipped."""
 
+import string
+
 
 def top_words(text, k=3):
-    # TODO: write the reference here. `meteor-kit check --exercise DIR DIR/solutions/reference.py` then passes
-    # every test once the tests check your rules; the template's tests check the placeholder rule
-    # (return [text, k]). Until you replace it, this placeholder fails them, and `meteor-kit audit` says so.
-    return "TODO: write top_words in solutions/reference.py"
+    counts = {}
+    for word in text.lower().split():
+        word = word.strip(string.punctuation)
+        if word:
+            counts[word] = counts.get(word, 0) + 1
+    ranked = sorted(counts.items(), key=lambda pair: (-pair[1], pair[0]))
+    return ranked[:k]

@@ -1,0 +1,10 @@
+import string
+from collections import Counter
+
+MISTAKE = "returns_dict"
+
+
+def top_words(text, k=3):
+    words = [w.strip(string.punctuation) for w in text.lower().split()]
+    counts = Counter(w for w in words if w)
+    return dict(sorted(counts.items(), key=lambda p: (-p[1], p[0]))[:k])

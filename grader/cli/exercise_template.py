@@ -82,11 +82,12 @@ def render(sig: Signature, title: str, exercise_id: str) -> dict[str, str]:
         return ", ".join([*map(lit, args), *(f"{k}={lit(v)}" for k, v in kwargs.items())])
 
     example, hidden, probe = row("example"), row("hidden", 1), row("probe", 1)
-    if changed:
+    if changed:  # the placeholder rule, that argument's default in its place
         name = changed[0]
         model = [f"ignores_{name}", f"{name} is ignored and its default always used", "rule 1, First rule"]
         model += [f"use every argument, {name} too", "first"]
-        answer_of = f"lambda *args, {name}=None, **kwargs: reference(*args, **kwargs)"
+        kept = [lit(sig.keywords[n]) if n == name else n for n in [*sig.positional, *sig.keywords]]
+        answer_of = f"lambda {sig.params()}: [{', '.join(kept)}]"
     else:
         model = ["prints_instead_of_returning", "the answer is printed, not returned", "rule 1, First rule"]
         model += ["return the answer", "first"]
@@ -259,17 +260,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from grader.core import exercise, twins
-
 # TODO: each rule of exercise.toml's [scoring.rules], as the statement says it: (where, the rule).
 RULES = {
     "first": ("rule 1, First rule", "return the arguments, in order, as a list"),
 }
-
-
-def reference(*args, **kwargs):
-    """The reference's answer: a model often changes one step of it, or computes its own."""
-    return twins.reference(exercise.holding(__file__).root).$function(*args, **kwargs)
 
 
 @dataclass(frozen=True)
@@ -285,7 +279,8 @@ class Model:
         return self.answer(*args, **kwargs)
 
 
-# TODO: one model per classic mistake, each with a probe where it differs from the reference.
+# TODO: one model per classic mistake: the reference's computation with one step replaced, each with a
+# probe where it differs from the reference.
 MODELS = [
     Model(
 $model
@@ -347,17 +342,20 @@ VALUES = exercise.holding(__file__).module("values")  # the value rule of the ex
 
 pytestmark = pytest.mark.tier("hidden")
 
-# TODO: a few cases per rule, name -> (arguments, keyword arguments, the answer); each name's rule is in
-# exercise.toml's [scoring.rules], and a message here never quotes the input.
+# TODO: a few cases per rule, name -> (arguments, keyword arguments, the answer, the rule as students read it);
+# each name's rule is in exercise.toml's [scoring.rules], and a message here never quotes the input.
 CASES = {
-    "first_rule": ($hidden_tuple, {$hidden_kwargs}, $hidden_answer),
+    "first_rule": ($hidden_tuple, {$hidden_kwargs}, $hidden_answer, "rule 1: every argument, in order"),
 }
 
 
 @pytest.mark.parametrize("name", CASES)
 def test_rule(submission, name):
-    args, kwargs, want = CASES[name]
-    VALUES.expect(submission.$function(*args, **kwargs), want)
+    args, kwargs, want, rule = CASES[name]
+    try:
+        VALUES.expect(submission.$function(*args, **kwargs), want)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc} [{rule}]") from None
 ''',
     "hidden_tests/test_properties.py": '''\
 """Tier `properties`: invariants on generated inputs; a failure shows the simplest counterexample."""

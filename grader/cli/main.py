@@ -111,6 +111,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "grader.cli.web_build",
     "grader.cli.serve",
     "grader.cli.new",
+    "grader.cli.audit",
 )
 
 

@@ -30,9 +30,9 @@ sys.path.insert(0, str(ROOT))
 
 from grader.core import exercise
 from grader.judging import passback
+from grader.lms.registry import parse_roster
 from grader.reports.adjust import parse_plan
 from grader.reports.files import write_outputs
-from grader.reports.roster import parse_roster
 from grader.reports.tally import mistake_key
 
 EXERCISE = exercise.load(ROOT)

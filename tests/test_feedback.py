@@ -12,10 +12,12 @@ from lms_results import ROSTERS, one_test, result
 
 from grader.core import exercise
 from grader.judging import passback
+from grader.lms.moodle import moodle_zip
+from grader.lms.registry import read_roster
 from grader.reports import feedback
 from grader.reports.adjust import apply, parse_plan
 from grader.reports.class_report import render
-from grader.reports.roster import Student, read_roster
+from grader.reports.roster import Student
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -94,7 +96,7 @@ def test_moodle_zip_has_one_folder_per_student_as_moodles_import_parses_it():
     roster = read_roster(ROSTERS / "moodle.csv")
     dee = roster.students[3]  # Dee_Under O'Neil: the underscore would shift the participant id
     evil = Student(9, "505", "../x_1_assignsubmission_file_/..")
-    data = feedback.moodle_zip([(roster.students[0], "<p>a</p>"), (dee, "<p>d</p>"), (evil, "e")])
+    data = moodle_zip([(roster.students[0], "<p>a</p>"), (dee, "<p>d</p>"), (evil, "e")])
     with zipfile.ZipFile(BytesIO(data)) as zf:
         names = zf.namelist()
         assert zf.read(names[0]) == b"<p>a</p>"

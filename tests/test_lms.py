@@ -11,10 +11,16 @@ from pathlib import Path
 import pytest
 
 from grader.core.submission import LoadError
-from grader.judging import lms
 from grader.judging.discovery import prepare
 from grader.judging.intake import discover_all, helper_modules
-from grader.judging.lms import Entry, Identity, canvas_name, detect, parse_metadata, pick, resubmission
+from grader.judging.pick import Pick, pick
+from grader.lms.adapter import Detection, Entry, Identity, Student
+from grader.lms.canvas import canvas_name, canvas_readings, canvas_students, resubmission
+from grader.lms.claims import Reading, resolve
+from grader.lms.github_classroom import assignment_prefix
+from grader.lms.gradescope import parse_metadata
+from grader.lms.moodle import moodle_readings, moodle_students
+from grader.lms.registry import detect
 from grader.sandbox.host import SandboxedSubmission
 
 LMS = Path(__file__).parent / "lms"
@@ -78,7 +84,7 @@ def test_a_canvas_resubmission_without_a_suffix_is_numbered_at_the_end():
 
 
 def test_canvas_keeps_only_the_latest_upload_of_each_file_and_the_late_flag_of_any():
-    students, others = lms.canvas_students(
+    students, others = canvas_students(
         entries("bob_1_9_meteor.py", "bob_1_9_meteor-1.py", "bob_LATE_1_9_meteor-2.py", "bob_1_9_helper.py", "notes.txt")
     )
     assert [e.parts for e in others] == [("notes.txt",)]
@@ -89,7 +95,7 @@ def test_canvas_keeps_only_the_latest_upload_of_each_file_and_the_late_flag_of_a
 
 
 def test_a_canvas_name_with_ids_in_its_login_or_original_name_has_every_reading():
-    readings = lms.canvas_readings("mal_23456_1_x_902_557_meteor.py")
+    readings = canvas_readings("mal_23456_1_x_902_557_meteor.py")
     assert [(r.who, r.lms_id, r.parts["original"]) for r in readings] == [
         ("mal", "23456", "x_902_557_meteor.py"),
         ("mal_23456_1_x", "902", "meteor.py"),
@@ -98,9 +104,9 @@ def test_a_canvas_name_with_ids_in_its_login_or_original_name_has_every_reading(
 
 
 def test_a_flat_moodle_name_with_a_second_participant_id_has_both_readings():
-    readings = lms.moodle_readings(Entry(("Eve_123456_assignsubmission_file_777_900_assignsubmission_file_m.py",), "file"))
+    readings = moodle_readings(Entry(("Eve_123456_assignsubmission_file_777_900_assignsubmission_file_m.py",), "file"))
     assert [(r.who, r.lms_id) for r in readings] == [("Eve", "123456"), ("Eve_123456_assignsubmission_file_777", "900")]
-    folder = lms.moodle_readings(Entry(("Eve_123456_assignsubmission_file_777_900_assignsubmission_file_",), "dir"))
+    folder = moodle_readings(Entry(("Eve_123456_assignsubmission_file_777_900_assignsubmission_file_",), "dir"))
     assert [(r.who, r.lms_id) for r in folder] == [("Eve_123456_assignsubmission_file_777", "900")]
 
 
@@ -113,19 +119,19 @@ def test_a_flat_moodle_name_with_a_second_participant_id_has_both_readings():
 )
 def test_a_flat_moodle_file_that_could_be_bobs_is_never_bobs(flat):
     bob = "Bob Martinez_123456_assignsubmission_file_meteor.py"
-    students, _, _ = lms.moodle_students(entries(bob, flat), lambda parts: [])
+    students, _, _ = moodle_students(entries(bob, flat), lambda parts: [])
     owners = {s.identity.lms_id: s.files for s in students if not s.contested}
     assert owners == {"123456": [(bob,)], "900": [(flat,)]}  # Bob's id given to Bob: the other reading is Eve's
-    alone, _, _ = lms.moodle_students(entries(flat), lambda parts: [])  # no file of Bob's to say which: nobody's
+    alone, _, _ = moodle_students(entries(flat), lambda parts: [])  # no file of Bob's to say which: nobody's
     assert [(s.identity.lms_id, bool(s.contested)) for s in alone] == [(None, True)]
 
 
 def test_resolve_never_chooses_the_reading_that_agrees_with_another_entry():
     # Eve copied Bob's whole prefix into her name: the reading that is Bob's agrees with Bob's file, and is refused still.
-    bob = lms.Reading("Bob", "1")
-    eve = [lms.Reading("Bob", "1"), lms.Reading("Bob_1_assignsubmission_file_x", "9")]
-    assert lms.resolve([[bob], eve]) == [bob, None]
-    assert lms.resolve([[bob], [lms.Reading("Eve", "1"), eve[1]]]) == [bob, eve[1]]
+    bob = Reading("Bob", "1")
+    eve = [Reading("Bob", "1"), Reading("Bob_1_assignsubmission_file_x", "9")]
+    assert resolve([[bob], eve]) == [bob, None]
+    assert resolve([[bob], [Reading("Eve", "1"), eve[1]]]) == [bob, eve[1]]
 
 
 def test_two_github_repositories_of_one_account_in_two_cases_are_both_refused(tmp_path):
@@ -171,12 +177,12 @@ def test_repository_folders_make_github_classroom_sure():
         "meteor-alice": [Entry(("meteor-alice", ".github"), "dir")],
         "meteor-bob": [Entry(("meteor-bob", "README.md"), "file")],
     }
-    assert detect(top, children) == lms.Detection("github-classroom", True, "every folder is named meteor-<username>")
+    assert detect(top, children) == Detection("github-classroom", True, "every folder is named meteor-<username>")
 
 
 def test_the_assignment_prefix_leaves_usernames_with_hyphens_whole():
-    assert lms.assignment_prefix(["hw-1-alice", "hw-1-bob-smith"]) == "hw-1-"
-    assert lms.assignment_prefix(["alice", "bob"]) is None
+    assert assignment_prefix(["hw-1-alice", "hw-1-bob-smith"]) == "hw-1-"
+    assert assignment_prefix(["alice", "bob"]) is None
 
 
 # ---------------------------------------------------------------- Gradescope's metadata
@@ -235,7 +241,7 @@ def test_the_file_that_defines_the_function_is_graded_and_tests_are_never_picked
         defines_from({"test_meteor.py", "meteor.py"}),
         "meteor_score",
     )
-    assert found == lms.Pick(("meteor.py",), "")
+    assert found == Pick(("meteor.py",), "")
     found = pick([("tests", "meteor_check.py"), ("src", "meteor.py"), ("README.md",)], defines_from(set()), "meteor_score")
     assert found.chosen == ("src", "meteor.py")
 
@@ -246,7 +252,7 @@ def test_a_test_file_alone_is_still_graded():
 
 def test_two_files_that_define_it_are_a_deterministic_pick_with_a_note():
     found = pick([("b.py",), ("a.py",), ("helper.py",)], defines_from({"a.py", "b.py"}), "meteor_score")
-    assert found == lms.Pick(("a.py",), "2 files define meteor_score (a.py, b.py): graded a.py")
+    assert found == Pick(("a.py",), "2 files define meteor_score (a.py, b.py): graded a.py")
 
 
 def test_no_file_defining_it_is_said():
@@ -256,7 +262,7 @@ def test_no_file_defining_it_is_said():
 
 def test_the_exercise_glob_names_the_file_even_over_one_that_defines_the_function():
     found = pick([("a.py",), ("meteor_final.py",)], defines_from({"a.py"}), "meteor_score", glob="meteor*.py")
-    assert found == lms.Pick(("meteor_final.py",), "")
+    assert found == Pick(("meteor_final.py",), "")
     found = pick([("a.py",), ("b.py",)], defines_from({"b.py"}), "meteor_score", glob="meteor*.py")
     assert found.chosen == ("b.py",) and "no file matches the exercise's file pattern 'meteor*.py'" in found.note
 
@@ -285,7 +291,7 @@ def test_a_file_that_imports_the_function_counts_as_defining_it():
 
 
 def test_helper_names_that_shadow_python_or_the_grader_are_refused():
-    student = lms.Student(
+    student = Student(
         Identity(layout="moodle"),
         files=[
             ("s", n)
@@ -310,7 +316,7 @@ def test_helper_names_that_shadow_python_or_the_grader_are_refused():
 
 def test_helpers_are_only_the_files_beside_the_graded_one_and_at_most_twenty():
     files = [("s", "meteor.py"), ("s", "sub", "deep.py"), *[("s", f"h{i:02}.py") for i in range(25)]]
-    helpers, refused = helper_modules(lms.Student(Identity(), files=files, base=("s",)), ("s", "meteor.py"))
+    helpers, refused = helper_modules(Student(Identity(), files=files, base=("s",)), ("s", "meteor.py"))
     assert [h[0] for h in helpers] == [f"h{i:02}" for i in range(20)] and "more than 20" in refused[-1]
 
 

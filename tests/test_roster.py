@@ -16,8 +16,12 @@ from lms_results import ROSTERS, result
 from grader.core import exercise
 from grader.judging import passback
 from grader.judging.discovery import UsageError
+from grader.lms.canvas import assignment_column, canvas_gradebook
+from grader.lms.folder import CONTESTED, PLAIN_COLUMNS, plain_gradebook
+from grader.lms.moodle import NO_SUBMISSION, moodle_gradebook
+from grader.lms.registry import parse_roster, read_roster
 from grader.reports import gradebook
-from grader.reports.roster import CELL_LIMIT, RosterError, match, parse_roster, read_roster
+from grader.reports.roster import CELL_LIMIT, RosterError, match
 
 
 def _table(text: str) -> list[list[str]]:
@@ -86,7 +90,7 @@ def test_lone_surrogates_in_a_roster_never_reach_the_gradebook():
     roster = parse_roster(
         "Student,ID,SIS User ID,SIS Login ID,Section,Quiz (7)\nAnn \ud800,1,,alee,A,\n".encode("utf-8", "surrogatepass")
     )
-    text = gradebook.canvas(roster, [result("alee.py")], match([result("alee.py")], roster), 5)
+    text = canvas_gradebook(roster, [result("alee.py")], match([result("alee.py")], roster), 5)
     text.encode("utf-8")  # would raise on a lone surrogate
     assert "\ud800" not in text
 
@@ -112,7 +116,7 @@ def test_a_nul_byte_says_it_is_not_csv():
 def test_formulas_in_the_roster_are_neutralised_in_the_gradebook_and_numbers_kept():
     roster = read_roster(ROSTERS / "canvas_formulas.csv")
     results = [result("cmallory.py", score=56.5)]
-    table = _table(gradebook.canvas(roster, results, match(results, roster), roster.header.index("METEOR score (1002)")))
+    table = _table(canvas_gradebook(roster, results, match(results, roster), roster.header.index("METEOR score (1002)")))
     cells = [c for row in table for c in row]
     assert not [c for c in cells if c[:1] in ("=", "+", "@") or (c[:1] == "-" and not c[1:].replace(".", "").isdigit())]
     assert table[2][0] == "'=cmd|' /C calc'!A0" and table[2][5] == "25"  # 56.5/113 of 50 points
@@ -244,7 +248,7 @@ def test_a_contested_student_is_blank_in_every_gradebook_and_said_so():
     moodle = read_roster(ROSTERS / "moodle.csv")
     results = [result(names[0]), result(names[1])]
     found = match(results, moodle)
-    text, _ = gradebook.moodle(moodle, results, found, {})
+    text, _ = moodle_gradebook(moodle, results, found, {})
     table = _table(text)
     grade, comments = table[0].index("Grade"), table[0].index("Feedback comments")
     assert table[1][grade] == "" and table[2][grade] == "0"  # Ann undecided; Bob missing
@@ -252,12 +256,12 @@ def test_a_contested_student_is_blank_in_every_gradebook_and_said_so():
     canvas = read_roster(ROSTERS / "canvas.csv")
     results = [result("ALEE.py"), result("Alee.py")]
     column = canvas.header.index("METEOR score (1002)")
-    table = _table(gradebook.canvas(canvas, results, match(results, canvas), column))
+    table = _table(canvas_gradebook(canvas, results, match(results, canvas), column))
     assert [row[column] for row in table[2:5]] == ["", "0", "0"]
     plain = read_roster(ROSTERS / "gradescope.csv")
     results = [result("x", student={"email": "ANN@example.edu"}), result("y", student={"email": "Ann@Example.edu"})]
-    table = _table(gradebook.plain(plain, results, match(results, plain)))
-    assert table[1][4:9] == ["", "", gradebook.CONTESTED, "", "x | y"]
+    table = _table(plain_gradebook(plain, results, match(results, plain)))
+    assert table[1][4:9] == ["", "", CONTESTED, "", "x | y"]
     assert "x" in gradebook.unmatched_csv(results, match(results, plain)).splitlines()[1]
 
 
@@ -266,19 +270,19 @@ def test_a_contested_student_is_blank_in_every_gradebook_and_said_so():
 
 def test_canvas_assignment_column_is_the_one_naming_the_exercise_or_an_error_listing_them():
     roster = read_roster(ROSTERS / "canvas.csv")
-    assert roster.header[gradebook.assignment_column(roster, None, "meteor", "METEOR score")] == "METEOR score (1002)"
-    assert roster.header[gradebook.assignment_column(roster, "1001", "meteor", "x")] == "Week 1 Quiz (1001)"
+    assert roster.header[assignment_column(roster, None, "meteor", "METEOR score")] == "METEOR score (1002)"
+    assert roster.header[assignment_column(roster, "1001", "meteor", "x")] == "Week 1 Quiz (1001)"
     with pytest.raises(RosterError, match="none of its columns.*Week 1 Quiz \\(1001\\); METEOR score \\(1002\\)"):
-        gradebook.assignment_column(roster, None, "other", "Other")
+        assignment_column(roster, None, "other", "Other")
     with pytest.raises(RosterError, match="no assignment column"):
-        gradebook.assignment_column(roster, "Current Score", "meteor", "x")
+        assignment_column(roster, "Current Score", "meteor", "x")
 
 
 def test_canvas_gradebook_keeps_every_column_and_fills_only_the_assignment():
     roster = read_roster(ROSTERS / "canvas.csv")
     results = [result("alee.py", score=113.0), result("bmartinez.py", score=56.5)]
     column = roster.header.index("METEOR score (1002)")
-    table = _table(gradebook.canvas(roster, results, match(results, roster), column))
+    table = _table(canvas_gradebook(roster, results, match(results, roster), column))
     original = list(csv.reader(io.StringIO((ROSTERS / "canvas.csv").read_text(encoding="utf-8-sig"), newline="")))
     assert table[0] == original[0] and table[1] == original[1]
     assert [row[column] for row in table[2:]] == ["50", "25", "0", ""]  # Okafor missing: 0; the test student untouched
@@ -290,7 +294,7 @@ def test_missing_blank_leaves_the_cell_empty_and_an_interrupted_result_gets_no_s
     roster = read_roster(ROSTERS / "canvas.csv")
     results = [result("alee.py", status="not_graded", score=0.0)]
     column = roster.header.index("METEOR score (1002)")
-    table = _table(gradebook.canvas(roster, results, match(results, roster), column, missing="blank"))
+    table = _table(canvas_gradebook(roster, results, match(results, roster), column, missing="blank"))
     assert [row[column] for row in table[2:5]] == ["", "", ""]
 
 
@@ -302,11 +306,11 @@ def test_moodle_worksheet_scales_to_each_maximum_and_respects_locked_grades():
         result("y", student={"lms_id": "504"}),
     ]
     found = match(results, roster)
-    text, warnings = gradebook.moodle(roster, results, found, {0: "<b>well done</b>", 1: "half"})
+    text, warnings = moodle_gradebook(roster, results, found, {0: "<b>well done</b>", 1: "half"})
     table = _table(text)
     grade, comments = table[0].index("Grade"), table[0].index("Feedback comments")
     assert [row[grade] for row in table[1:]] == ["100", "5", "0", ""]
-    assert table[1][comments] == "&lt;b&gt;well done&lt;/b&gt;" and table[3][comments] == gradebook.NO_SUBMISSION
+    assert table[1][comments] == "&lt;b&gt;well done&lt;/b&gt;" and table[3][comments] == NO_SUBMISSION
     assert table[4][table[0].index("Last modified (grade)")] == "Tuesday, 4 March 2025, 9:00 AM"
     assert warnings == ["Dee_Under O'Neil: Moodle says the grade cannot be changed; row left as it was"]
 
@@ -314,8 +318,8 @@ def test_moodle_worksheet_scales_to_each_maximum_and_respects_locked_grades():
 def test_plain_gradebook_is_keyed_by_the_lms_id_with_missing_rows_marked():
     roster = read_roster(ROSTERS / "gradescope.csv")
     results = [result("s", score=80.0, student={"email": "ann@example.edu", "late": True})]
-    table = _table(gradebook.plain(roster, results, match(results, roster)))
-    assert table[0] == list(gradebook.PLAIN_COLUMNS)
+    table = _table(plain_gradebook(roster, results, match(results, roster)))
+    assert table[0] == list(PLAIN_COLUMNS)
     assert table[1][:8] == ["1001", "Ann Lee", "", "ann@example.edu", "80", "113", "graded", "true"]
     assert table[2][0] == "1002" and table[2][4:7] == ["0", "", "missing"]
 

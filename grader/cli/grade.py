@@ -17,9 +17,9 @@ from grader.judging.archive import ArchiveError, is_zip, unpacked
 from grader.judging.discovery import SOURCE_LIMIT, Spec, UsageError, prepare
 from grader.judging.grade import Interrupted, Settings, grade_all, helper_note, who
 from grader.judging.intake import discover_all
-from grader.judging.lms import LAYOUTS
 from grader.judging.shard import in_shard, parse_shard
 from grader.judging.similarity import InBackground
+from grader.lms import registry
 from grader.reports.files import write_outputs
 from grader.reports.progress import Progress, summary
 from grader.sandbox.host import enter_mode, isolation_note, unhide
@@ -36,7 +36,7 @@ def register(commands: argparse._SubParsersAction, ex: exercise.Exercise) -> Non
     parser.add_argument(
         "--from",
         dest="layout",
-        choices=LAYOUTS,
+        choices=registry.names(),
         help="the download's layout, when its detection is wrong (default: recognised from its names)",
     )
     parser.add_argument("--out", required=True, type=Path, help="directory for the output files")

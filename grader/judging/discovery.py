@@ -46,7 +46,7 @@ class Spec:
     where: str = ""  # its path relative to the folder named on the command line, as text
     root: str | None = None  # that folder; the file is opened from it one component at a time
     parts: tuple[str, ...] = field(default=())
-    student: dict | None = None  # who it belongs to (grader/judging/lms.py's Identity, as JSON)
+    student: dict | None = None  # who it belongs to (grader/lms/adapter.py's Identity, as JSON)
     note: str = ""  # what a reader of every view should know (an ambiguous pick of the file graded)
     helpers: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (module name, parts below root): importable beside it
 

@@ -1,9 +1,10 @@
 """From what `grade` is given (a folder, a zip, files) to the submissions to grade, each with its student.
 
 A download is listed once, safely (descriptors that never follow a link, as discovery reads
-files), its layout recognised by `lms.detect` (or named by `--from`), and each student's files
-narrowed to the one graded (`lms.pick`, reading code with `ast`, never running it), with the
-Python files beside it offered as helper modules. A plain folder is discovered exactly as before.
+files), its LMS recognised by `registry.detect` (or named by `--from`) and its students read by
+that LMS's adapter (grader/lms/), and each student's files narrowed to the one graded (`pick`,
+reading code with `ast`, never running it), with the Python files beside it offered as helper
+modules. A plain folder is discovered exactly as before.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from grader.core.safe_text import path_text
-from grader.judging import lms
 from grader.judging.discovery import (
     _DIR_FLAGS,
     MAX_DEPTH,
@@ -30,9 +30,12 @@ from grader.judging.discovery import (
     read_capped,
     source_of,
 )
+from grader.judging.pick import MAX_HELPERS, is_test_like, module_problem, pick
+from grader.lms import registry
+from grader.lms.adapter import SUFFIXES, Detection, Download, Entry, Identity, Layout, Student
+from grader.lms.claims import display_names
 
 MAX_ENTRIES = 200_000
-METADATA_LIMIT = 50_000_000  # bytes of submission_metadata.yml read at most
 MAX_WRAPPERS = 3  # folders holding only one folder, gone through to find the layout
 
 
@@ -45,7 +48,7 @@ class Listing:
 
     def __init__(self, root: str):
         self.root = root
-        self.children: dict[tuple[str, ...], list[lms.Entry]] = {}
+        self.children: dict[tuple[str, ...], list[Entry]] = {}
         self.count = 0
         fd = os.open(root, _DIR_FLAGS)
         try:
@@ -68,33 +71,33 @@ class Listing:
             try:
                 mode = item.stat(follow_symlinks=False).st_mode
             except OSError as exc:
-                entries.append(lms.Entry(rel, "other", f"cannot read the entry: {exc.strerror}"))
+                entries.append(Entry(rel, "other", f"cannot read the entry: {exc.strerror}"))
                 continue
             if stat.S_ISLNK(mode):
-                entries.append(lms.Entry(rel, "other", _link_reason(fd, item.name)))
+                entries.append(Entry(rel, "other", _link_reason(fd, item.name)))
             elif stat.S_ISDIR(mode):
-                entries.append(lms.Entry(rel, "dir"))
+                entries.append(Entry(rel, "dir"))
                 if _hidden(item.name) or len(rel) > MAX_DEPTH:
                     continue  # .git, __pycache__, __MACOSX: never part of a submission
                 try:
                     sub = os.open(item.name, _DIR_FLAGS, dir_fd=fd)
                 except OSError as exc:
-                    entries[-1] = lms.Entry(rel, "other", f"cannot open the directory: {exc.strerror}")
+                    entries[-1] = Entry(rel, "other", f"cannot open the directory: {exc.strerror}")
                     continue
                 try:
                     self._walk(sub, rel)
                 finally:
                     os.close(sub)
             elif stat.S_ISREG(mode):
-                entries.append(lms.Entry(rel, "file"))
+                entries.append(Entry(rel, "file"))
             else:
-                entries.append(lms.Entry(rel, "other", _kind_reason(mode)))
+                entries.append(Entry(rel, "other", _kind_reason(mode)))
         self.children[parts] = entries
 
-    def top(self, base: tuple[str, ...] = ()) -> list[lms.Entry]:
-        return [e for e in self.children.get(base, []) if not _hidden(e.parts[-1]) or e.parts[-1] == lms.METADATA]
+    def top(self, base: tuple[str, ...] = ()) -> list[Entry]:
+        return [e for e in self.children.get(base, []) if not _hidden(e.parts[-1])]
 
-    def below(self, parts: tuple[str, ...]) -> list[lms.Entry]:
+    def below(self, parts: tuple[str, ...]) -> list[Entry]:
         """Everything under `parts`, hidden entries left out."""
         found = []
         for entry in self.children.get(parts, []):
@@ -132,20 +135,20 @@ def discover_all(
                 None,
                 f"not unpacked from the zip: {why}",
                 where=name,
-                student=lms.Identity(layout="folder", path=name).as_json(),
+                student=Identity(path=name).as_json(),
             )
             for name, why in skipped
         ]
         return _unique_names(specs)
     if unpacked_roots:
         raise UsageError("give a zip alone on the command line (one download at a time)")
-    if layout not in (None, "folder"):
+    if layout not in (None, registry.fallback().name):
         raise UsageError(f"--from {layout} needs the download: one folder or one zip")
     return [_plain_identity(s) for s in discover(paths)]
 
 
 def _plain_identity(spec: Spec) -> Spec:
-    return dataclasses.replace(spec, student=lms.Identity(layout="folder", path=spec.where or spec.name).as_json())
+    return dataclasses.replace(spec, student=Identity(path=spec.where or spec.name).as_json())
 
 
 def download(
@@ -155,23 +158,27 @@ def download(
     listing = Listing(root)
     base: tuple[str, ...] = ()
     found = _detect(listing, base)
+    nothing = registry.fallback().name
     # A zip of one folder (or a folder of one folder): the layout may be one level down.
     for _ in range(MAX_WRAPPERS):
         top = listing.top(base)
-        if layout is not None or found.sure and found.layout != "folder" or len(top) != 1 or top[0].kind != "dir":
+        if layout is not None or found.sure and found.layout != nothing or len(top) != 1 or top[0].kind != "dir":
             break
         deeper = _detect(listing, top[0].parts)
-        if deeper.layout == "folder" or not deeper.sure and found.layout != "folder":
+        if deeper.layout == nothing or not deeper.sure and found.layout != nothing:
             break
         base, found = top[0].parts, deeper
-    chosen = layout or found.layout
     if layout is None and not found.sure:
         tell(f"meteor-kit grade: read as a {found.layout} download ({found.why}); --from chooses another layout")
-    if chosen == "folder":
+    adapter = registry.get(layout or found.layout)
+    read = adapter.students(
+        Download(listing.top(base), listing.below, lambda name, limit: _read_top(listing, base, name, limit), tell)
+    )
+    if read is None:  # no LMS's layout: a plain folder
         start = os.path.join(root, *base) if base else (plain or root)
         specs = discover([start]) if plain is not None or base else _discover_unpacked(root, listing)
         return [_plain_identity(s) for s in specs]
-    return _students(listing, base, chosen, tell, function, glob)
+    return _students(listing, base, adapter.name, read, function, glob)
 
 
 def _discover_unpacked(root: str, listing: Listing) -> list[Spec]:
@@ -186,53 +193,35 @@ def _discover_unpacked(root: str, listing: Listing) -> list[Spec]:
         raise UsageError("no .py or .ipynb submission in the zip") from None
 
 
-def _detect(listing: Listing, base: tuple[str, ...]) -> lms.Detection:
+def _detect(listing: Listing, base: tuple[str, ...]) -> Detection:
     top = listing.top(base)
     children = {e.parts[-1]: listing.children.get(e.parts, []) for e in top if e.kind == "dir"}
-    return lms.detect(top, children)
+    return registry.detect(top, children)
 
 
-def _students(
-    listing: Listing, base: tuple[str, ...], layout: str, tell: Callable[[str], None], function: str, glob: str | None
-) -> list[Spec]:
-    top = listing.top(base)
-    ignored: list[str] = []
-    if layout == "canvas":
-        students, others = lms.canvas_students([lms.Entry(e.parts[len(base) :], e.kind, e.reason) for e in top])
-        for s in students:  # canvas_students saw names relative to `base`
-            s.files = [(*base, *p) for p in s.files]
-            s.module_of = {(*base, *p): m for p, m in s.module_of.items()}
-            s.problems = [lms.Entry((*base, *e.parts), e.kind, e.reason) for e in s.problems]
-        others = [lms.Entry((*base, *e.parts), e.kind, e.reason) for e in others]
-    elif layout == "moodle":
-        students, others, ignored = lms.moodle_students(top, listing.below)
-    elif layout == "gradescope":
-        students, others = lms.gradescope_students(top, listing.below, _metadata(listing, base, tell))
-    else:
-        students, others = lms.github_students(top, listing.below)
-    if ignored:
-        tell(f"meteor-kit grade: {len(ignored)} Moodle online-text folder(s) ignored: onlinetext.html is not code")
-    for entry in others:  # what does not follow the layout's names: graded as itself, and said so
-        if entry.kind == "dir" or entry.parts[-1].endswith(lms.SUFFIXES) or entry.kind == "other":
-            student = lms.Student(
-                lms.Identity(layout=layout, path="/".join(entry.parts[len(base) :])),
+def _students(listing: Listing, base: tuple[str, ...], layout: str, read: Layout, function: str, glob: str | None) -> list[Spec]:
+    students = list(read.students)
+    for entry in read.others:  # what does not follow the layout's names: graded as itself, and said so
+        if entry.kind == "dir" or entry.parts[-1].endswith(SUFFIXES) or entry.kind == "other":
+            student = Student(
+                Identity(layout=layout, path="/".join(entry.parts[len(base) :])),
                 base=entry.parts if entry.kind == "dir" else entry.parts[:-1],
                 note=f"its name does not follow the {layout} layout",
             )
             if entry.kind == "dir":
-                lms._take(student, listing.below(entry.parts))
+                student.take(listing.below(entry.parts))
             elif entry.kind == "file":
                 student.files.append(entry.parts)
             else:
                 student.problems.append(entry)
             students.append(student)
-    names = lms.display_names(students)
+    names = display_names(students)
     order = sorted(range(len(students)), key=lambda i: (names[i].casefold(), names[i]))
     specs = [_spec_of(listing, students[i], names[i], function, glob) for i in order]
     return specs
 
 
-def _spec_of(listing: Listing, student: lms.Student, name: str, function: str, glob: str | None) -> Spec:
+def _spec_of(listing: Listing, student: Student, name: str, function: str, glob: str | None) -> Spec:
     """One student's submission: the file picked, the helpers beside it, or the reason there is none."""
     shown = lambda parts: "/".join(path_text(p) for p in parts)  # noqa: E731
     identity = student.identity
@@ -250,7 +239,7 @@ def _spec_of(listing: Listing, student: lms.Student, name: str, function: str, g
         for p in student.files
         if not any(_hidden(x) for x in p[len(student.base) :])
     }
-    chosen = lms.pick(list(local), lambda rel: defines(listing, local[rel], function), function, glob, shown)
+    chosen = pick(list(local), lambda rel: defines(listing, local[rel], function), function, glob, shown)
     notes = [chosen.note] if chosen.note else []
     if chosen.chosen is None:
         why = _nothing_to_grade(student, local)
@@ -271,7 +260,7 @@ def _spec_of(listing: Listing, student: lms.Student, name: str, function: str, g
     return dataclasses.replace(spec, student=identity.as_json(), note="; ".join(notes), helpers=tuple(helpers))
 
 
-def _nothing_to_grade(student: lms.Student, local: dict) -> str:
+def _nothing_to_grade(student: Student, local: dict) -> str:
     archives = [p[-1] for p in student.files if p[-1].lower().endswith((".zip", ".tar", ".gz", ".tgz", ".7z", ".rar"))]
     if archives:
         return (
@@ -287,7 +276,7 @@ def _nothing_to_grade(student: lms.Student, local: dict) -> str:
     return "the submission holds no file"
 
 
-def helper_modules(student: lms.Student, graded: tuple[str, ...]) -> tuple[list[tuple[str, tuple[str, ...]]], list[str]]:
+def helper_modules(student: Student, graded: tuple[str, ...]) -> tuple[list[tuple[str, tuple[str, ...]]], list[str]]:
     """The student's other .py files beside the graded one, as (module name, path); and what was refused."""
     helpers: list[tuple[str, tuple[str, ...]]] = []
     refused: list[str] = []
@@ -297,20 +286,20 @@ def helper_modules(student: lms.Student, graded: tuple[str, ...]) -> tuple[list[
         if parts == graded or parts[:-1] != graded[:-1] or not parts[-1].endswith(".py") or _hidden(parts[-1]):
             continue
         module = _module_name(student, parts)
-        problem = lms.module_problem(module)
+        problem = module_problem(module)
         if problem or module in taken or module == graded_module:
-            if problem and not lms.is_test_like((parts[-1],)):
+            if problem and not is_test_like((parts[-1],)):
                 refused.append(f"{path_text(parts[-1])} cannot be imported ({problem})")
             continue
-        if len(helpers) >= lms.MAX_HELPERS:
-            refused.append(f"more than {lms.MAX_HELPERS} helper files: the rest cannot be imported")
+        if len(helpers) >= MAX_HELPERS:
+            refused.append(f"more than {MAX_HELPERS} helper files: the rest cannot be imported")
             break
         taken.add(module)
         helpers.append((module, parts))
     return helpers, refused
 
 
-def _module_name(student: lms.Student, parts: tuple[str, ...]) -> str:
+def _module_name(student: Student, parts: tuple[str, ...]) -> str:
     original = student.module_of.get(parts, parts[-1])
     return original[:-3] if original.endswith(".py") else original
 
@@ -347,26 +336,13 @@ def _defined_in(body: list[ast.stmt], function: str) -> bool:
     return False
 
 
-def _metadata(listing: Listing, base: tuple[str, ...], tell: Callable[[str], None]) -> dict | None:
-    """submission_metadata.yml, parsed safely (no Python or Ruby object is ever made from it)."""
-    parts = (*base, lms.METADATA)
+def _read_top(listing: Listing, base: tuple[str, ...], name: str, limit: int) -> bytes | None:
+    """A regular file at the top of the download, at most `limit` + 1 bytes; None if there is none by that name."""
+    parts = (*base, name)
     if not any(e.parts == parts and e.kind == "file" for e in listing.children.get(base, [])):
         return None
-    try:
-        fd = _open_below(listing.root, parts)
-    except OSError as exc:
-        tell(f"meteor-kit grade: {lms.METADATA} cannot be read ({exc.strerror}); students are named by folder")
-        return None
-    with os.fdopen(fd, "rb") as f:
-        data = f.read(METADATA_LIMIT + 1)
-    if len(data) > METADATA_LIMIT:
-        tell(f"meteor-kit grade: {lms.METADATA} is larger than {METADATA_LIMIT} bytes; students are named by folder")
-        return None
-    try:
-        return lms.parse_metadata(data)
-    except ValueError as exc:
-        tell(f"meteor-kit grade: {lms.METADATA} cannot be read ({exc}); students are named by folder")
-        return None
+    with os.fdopen(_open_below(listing.root, parts), "rb") as f:
+        return f.read(limit + 1)
 
 
 def _open_below(root: str, parts: tuple[str, ...]) -> int:

@@ -15,16 +15,19 @@ from pathlib import Path
 from grader.core import exercise
 from grader.core.safe_text import for_terminal
 from grader.judging.discovery import UsageError
+from grader.lms import registry
+from grader.lms.adapter import Fill
+from grader.lms.registry import read_roster
 from grader.reports import adjust, feedback, gradebook
 from grader.reports.adjust import AdjustError, Plan
 from grader.reports.files import attempt, replace_folder, write_atomic
-from grader.reports.roster import Match, Roster, RosterError, Student, match, read_roster
+from grader.reports.roster import Match, Roster, RosterError, Student, match
 
 
 @dataclass
 class Passback:
     roster: Roster | None = None
-    column: int | None = None  # Canvas: the assignment's column
+    column: int | None = None  # the assignment's column, in an export with one per assignment
     plan: Plan | None = None
     missing: str = "zero"
 
@@ -40,17 +43,18 @@ class Done:
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
+    exports = [a.roster_title for a in registry.ADAPTERS if a.roster_title]
     parser.add_argument(
         "--roster",
         type=Path,
         metavar="FILE",
-        help="the gradebook your LMS exported (Canvas gradebook CSV, Moodle grading worksheet, or a CSV "
-        "keyed by SID/e-mail): writes an import-ready gradebook, unmatched.csv and feedback/ into --out",
+        help=f"the gradebook your LMS exported ({', '.join(exports[:-1])}, or {exports[-1]}): writes an "
+        "import-ready gradebook, unmatched.csv and feedback/ into --out",
     )
     parser.add_argument(
         "--assignment",
         metavar="NAME",
-        help="Canvas: the assignment column to fill (its title, id or whole heading), when the roster has several",
+        help=f"{_choosers()}: the assignment column to fill (its title, id or whole heading), when the roster has several",
     )
     parser.add_argument(
         "--missing",
@@ -74,18 +78,24 @@ def load(args: argparse.Namespace, ex: exercise.Exercise) -> Passback:
         raise UsageError("--roster with --shard: give --roster to `meteor-kit merge`, which sees the whole class")
     try:
         roster = read_roster(args.roster) if getattr(args, "roster", None) else None
+        lms = registry.of_roster(roster) if roster is not None else None
         column = None
-        if roster is not None and roster.kind == "canvas":
-            column = gradebook.assignment_column(roster, args.assignment, ex.id, ex.title)
+        if roster is not None and lms is not None and lms.has_assignments:
+            column = lms.assignment_column(roster, args.assignment, ex.id, ex.title)
         elif getattr(args, "assignment", None):
             raise RosterError(
-                "--assignment chooses a column of a Canvas gradebook: "
+                f"--assignment chooses a column of a {_choosers()} gradebook: "
                 + ("give one with --roster" if roster is None else f"this roster is {roster.kind}'s")
             )
         plan = adjust.read_plan(args.adjust) if getattr(args, "adjust", None) else None
     except (RosterError, AdjustError) as exc:
         raise UsageError(str(exc)) from None
     return Passback(roster, column, plan, getattr(args, "missing", "zero"))
+
+
+def _choosers() -> str:
+    """The LMSes whose gradebook export has a column per assignment, for --assignment's help and errors."""
+    return " or ".join(a.title for a in registry.ADAPTERS if a.has_assignments)
 
 
 def _identities(matched: Match | None) -> dict[int, list[str]]:
@@ -131,7 +141,7 @@ def apply(document: dict, passback: Passback) -> Done:
 
 
 def write(out: Path, document: dict, passback: Passback, done: Done, ex: exercise.Exercise) -> None:
-    """The gradebook, unmatched.csv, feedback/ (and Moodle's zip) of a class graded on `ex`: only with a roster or adjustments.
+    """The gradebook, unmatched.csv, feedback/ (and the LMS's feedback bundle) of a class graded on `ex`, if asked for.
 
     A file that cannot be written is listed in the document's `unwritten` (the report and the
     summary show it), and the others are written still.
@@ -153,12 +163,11 @@ def write(out: Path, document: dict, passback: Passback, done: Done, ex: exercis
 
     rendered = attempt(unwritten, "feedback/", render)
     if roster is not None and matched is not None:
-        written(gradebook.FILES[roster.kind], lambda: _gradebook(roster, results, matched, passback, done))
+        lms = registry.of_roster(roster)
+        written(lms.gradebook_file, lambda: _gradebook(roster, results, matched, passback, done))
         written("unmatched.csv", lambda: gradebook.unmatched_csv(results, matched))
-        if roster.kind == "moodle" and rendered:
-            written(
-                "feedback-moodle.zip", lambda: feedback.moodle_zip([(s, page) for _, _, s, _, page in pages if s is not None])
-            )
+        if lms.feedback_bundle and rendered:
+            written(lms.feedback_bundle, lambda: lms.write_feedback([(s, page) for _, _, s, _, page in pages if s is not None]))
     if rendered and attempt(
         unwritten, "feedback/", lambda: replace_folder(out / "feedback", lambda into: _write_folder(into, pages))
     ):
@@ -169,30 +178,9 @@ def write(out: Path, document: dict, passback: Passback, done: Done, ex: exercis
 
 def _gradebook(roster: Roster, results: list[dict], matched: Match, passback: Passback, done: Done) -> str:
     """The gradebook in the LMS's own format, ready to import."""
-    if roster.kind == "canvas":
-        return gradebook.canvas(roster, results, matched, passback.column, passback.missing)
-    if roster.kind == "moodle":
-        owners = matched.by_result
-        comments = {owners[i].row: _comment(r) for i, r in enumerate(results) if i in owners}
-        text, warnings = gradebook.moodle(roster, results, matched, comments, passback.missing)
-        done.warnings += warnings
-        return text
-    return gradebook.plain(roster, results, matched, passback.missing)
-
-
-def _comment(result: dict) -> str:
-    """Moodle's Feedback comments cell: the score's story in a few lines."""
-    parts = ["Submitted late."] if (result.get("student") or {}).get("late") else []
-    if "adjusted_score" in result:
-        parts.append(
-            f"The tests gave {result.get('score', 0):g}; adjusted: "
-            + "; ".join(adjust.describe(e) for e in result["adjustments"])
-        )
-    if result.get("diagnosis") and result["diagnosis"].get("text"):
-        parts.append(result["diagnosis"]["text"])
-    if result.get("status") not in ("graded", None):
-        parts.append(str(result.get("message", "")))
-    return " ".join(parts)[:4000]
+    text, warnings = registry.of_roster(roster).write_gradebook(roster, results, matched, Fill(passback.column, passback.missing))
+    done.warnings += warnings
+    return text
 
 
 def _write_folder(folder: Path, pages: list) -> None:

@@ -1,4 +1,4 @@
-"""Feedback for each student (Markdown and HTML), Moodle's feedback-files zip, and the report's LMS banner.
+"""Feedback for each student (Markdown and HTML), and the report's LMS banner (an LMS's own bundle: grader/lms/).
 
 What a student reads is what Gradescope would show them: the messages of the tiers whose
 inputs are secret pass through the same filter (grader/reports/gradescope.py), and what the
@@ -9,10 +9,7 @@ reasons.
 from __future__ import annotations
 
 import html
-import io
 import re
-import time
-import zipfile
 
 from grader.core.exercise import Exercise
 from grader.core.safe_text import for_terminal, safe_name, unique_name
@@ -27,7 +24,6 @@ STYLE = (
     "h1{font-size:1.5rem}.score{font-size:1.25rem;font-weight:700}li{margin:.4rem 0}"
     ".msg{white-space:pre-wrap;font-family:ui-monospace,monospace;font-size:.9rem}"
 )
-FEEDBACK_FILE = "feedback.html"
 
 
 def _line(text: object) -> str:
@@ -134,33 +130,6 @@ def render(result: dict, student: Student | None, ex: Exercise) -> tuple[str, st
 def file_base(result: dict, student: Student | None, used: set[str]) -> str:
     """A file name for this student's feedback, from their LMS id and name, unique even ignoring case."""
     return unique_name(safe_name(f"{student.lms_id}-{student.name}" if student else str(result.get("submission", ""))), used)
-
-
-def moodle_folder(student: Student) -> str:
-    """`<Full name>_<participant id>_assignsubmission_file_`, as Moodle's zip import parses it.
-
-    Moodle splits the folder's name on `_` and reads the participant id second: an underscore
-    in the name would shift it, so names lose theirs (and anything that is not a letter,
-    digit, space or `.-'`), which Moodle never reads back.
-    """
-    name = re.sub(r"[^\w .'-]|_", " ", student.name)
-    name = " ".join(name.split())[:80].strip(". ") or "Participant"
-    return f"{name}_{int(student.lms_id)}_assignsubmission_file_"
-
-
-def moodle_zip(pages: list[tuple[Student, str]]) -> bytes:
-    """The zip for Moodle's "Upload multiple files in a zip": one folder per student holding feedback.html."""
-    buffer = io.BytesIO()
-    stamp = time.localtime()[:6]
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
-        for student, page in pages:
-            if not student.lms_id.isdigit():
-                continue
-            info = zipfile.ZipInfo(f"{moodle_folder(student)}/{FEEDBACK_FILE}", date_time=stamp)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            zf.writestr(info, page)
-    return buffer.getvalue()
 
 
 def report_banner(document: dict) -> str:

@@ -1,4 +1,7 @@
-"""The gradebook an LMS exported (`--roster FILE`): its format, its students, and who submitted what.
+"""A gradebook an LMS exported (`--roster FILE`): its rows read safely, its students, and who submitted what.
+
+Which LMS wrote it, and so who its students are, is each LMS's adapter's to say (grader/lms/);
+this module reads the CSV and matches results with the students an adapter found.
 
 A roster is trusted no more than a submission: it passed through spreadsheets and e-mail, and
 its names are the students' own. It is read as bytes, at most ROSTER_LIMIT of them, decoded
@@ -14,6 +17,7 @@ import os
 import re
 import stat
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,23 +25,7 @@ from grader.core.safe_text import valid
 
 ROSTER_LIMIT = 50_000_000  # bytes: a gradebook of 100,000 students with 50 columns is well under this
 CELL_LIMIT = 100_000  # characters in one cell (csv's own default limit is 131,072)
-
-CANVAS_IDENTITY = ("Student", "ID", "SIS User ID", "SIS Login ID")
-MOODLE_COLUMNS = ("Identifier", "Full name", "Grade", "Maximum Grade", "Last modified (grade)")
-# Canvas's read-only and identity columns: never an assignment.
-CANVAS_NOT_ASSIGNMENTS = re.compile(
-    r"^(Student|ID|SIS User ID|SIS Login ID|Integration ID|Root Account|Section|"
-    r".*(Current|Final|Unposted Current|Unposted Final|Override) (Score|Grade|Points))$"
-)
-CANVAS_ASSIGNMENT = re.compile(r"^(?P<title>.*\S)\s*\((?P<id>\d+)\)$")
-PARTICIPANT = re.compile(r"^Participant (\d+)$")
-# A Moodle download's folder, `<Full name>_<participant id>_assignsubmission_file_`: the id is the one at its end.
-MOODLE_FOLDER = re.compile(r"^.+_(\d+)_assignsubmission_[a-z]+_?$", re.S)
-# A flat file of Moodle's, `<Full name>_<participant id>_assignsubmission_file_<file name>`.
-MOODLE_FLAT = re.compile(r"_(\d+)_assignsubmission_[a-z]+_.")
-LMS_LAYOUTS = ("canvas", "moodle", "gradescope", "github-classroom")
-# Gradescope's roster and its grades export; any CSV with one of these identity columns is a plain roster.
-PLAIN_IDS = ("SID", "Student ID", "Email", "Email address", "lms_id", "Login", "Username")
+PLAIN_LAYOUT = "folder"  # results.json's student.layout when no LMS's layout was read from the download
 
 
 class RosterError(Exception):
@@ -49,28 +37,46 @@ class Student:
     """One student on the roster."""
 
     row: int  # index into Roster.rows
-    lms_id: str  # Canvas's ID, Moodle's participant number, Gradescope's SID (or e-mail)
+    lms_id: str  # the LMS's own id of the student (a user id, a participant number, an SID, or an e-mail)
     name: str
     login: str = ""
     email: str = ""
-    maximum: float | None = None  # Moodle: this row's Maximum Grade
+    maximum: float | None = None  # this row's own maximum grade, where the LMS gives one per row
+
+
+@dataclass
+class Table:
+    """A roster's cells as read, before any LMS has said what they are."""
+
+    path: str
+    header: list[str]
+    rows: list[list[str]]  # every non-blank row after the header, padded to the header's width
+    warnings: list[str] = field(default_factory=list)
+
+    def cell(self, row: list[str], name: str) -> str:
+        """The cell of column `name` in `row`, stripped; "" when there is no such column."""
+        return row[self.header.index(name)].strip() if name in self.header else ""
 
 
 @dataclass
 class Roster:
-    kind: str  # "canvas", "moodle" or "plain"
+    kind: str  # which gradebook format it is: its adapter's roster_kind
     path: str
     header: list[str]
-    rows: list[list[str]]  # every row after the header, as read (Canvas's "Points Possible" too)
+    rows: list[list[str]]  # every row after the header, as read (an LMS's "Points Possible" row too)
     students: list[Student]
     warnings: list[str] = field(default_factory=list)
+    # What an LMS's own names add to matching, set by its adapter: the key its download's file names
+    # give a student (already squashed, see `squash`), and the LMS id a download's file or folder name holds.
+    download_name: Callable[[Student], str] | None = field(default=None, repr=False, compare=False)
+    id_in_name: Callable[[str], str | None] | None = field(default=None, repr=False, compare=False)
 
     def column(self, name: str) -> int:
         return self.header.index(name)
 
 
-def read_roster(path: Path) -> Roster:
-    """The roster in `path`, its format detected from its header."""
+def read_table(path: Path) -> Table:
+    """The cells of the CSV file `path`, read as a roster is (see `parse_table`)."""
     try:
         # A FIFO or a device would block the read, or never end it.
         if not stat.S_ISREG(os.stat(path).st_mode):
@@ -81,10 +87,11 @@ def read_roster(path: Path) -> Roster:
         raise RosterError(f"cannot read the roster {path}: {exc.strerror or exc}") from None
     if len(data) > ROSTER_LIMIT:
         raise RosterError(f"the roster {path} is larger than {ROSTER_LIMIT // 1_000_000} MB; is it a gradebook?")
-    return parse_roster(data, str(path))
+    return parse_table(data, str(path))
 
 
-def parse_roster(data: bytes, path: str = "roster") -> Roster:
+def parse_table(data: bytes, path: str = "roster") -> Table:
+    """A roster's bytes as a header and rows: decoded leniently, refused when it cannot be a gradebook."""
     warnings = []
     try:
         text = data.decode("utf-8-sig")
@@ -104,28 +111,7 @@ def parse_roster(data: bytes, path: str = "roster") -> Roster:
         raise RosterError(f"the roster {path} is empty")
     header = [unicodedata.normalize("NFC", cell.strip()) for cell in rows[0]]
     body = [row + [""] * (len(header) - len(row)) for row in rows[1:] if any(cell.strip() for cell in row)]
-    # Canvas leaves out the SIS columns for instructors who may not see them: Student and ID, and a
-    # Section or an assignment column, are enough.
-    if (
-        "Student" in header
-        and "ID" in header
-        and ("Section" in header or "SIS Login ID" in header or any(CANVAS_ASSIGNMENT.match(h) for h in header))
-    ):
-        roster = _canvas(path, header, body)
-    elif all(name in header for name in MOODLE_COLUMNS):
-        roster = _moodle(path, header, body)
-    elif any(name.casefold() in {p.casefold() for p in PLAIN_IDS} for name in header):
-        roster = _plain(path, header, body)
-    else:
-        shown = ", ".join(repr(h[:40]) for h in header[:8])
-        raise RosterError(
-            f"the roster {path} is not a gradebook this kit knows: its header ({shown}) is neither Canvas's "
-            f"({', '.join(CANVAS_IDENTITY)}, ...) nor Moodle's grading worksheet ({', '.join(MOODLE_COLUMNS)}, ...) "
-            f"nor a CSV with one of {', '.join(PLAIN_IDS)}"
-        )
-    roster.warnings[:0] = warnings
-    _refuse_duplicates(roster)
-    return roster
+    return Table(path, header, body, warnings)
 
 
 def _rows(text: str, path: str) -> list[list[str]]:
@@ -144,63 +130,7 @@ def _rows(text: str, path: str) -> list[list[str]]:
     return rows
 
 
-def _cell(row: list[str], header: list[str], name: str) -> str:
-    return row[header.index(name)].strip() if name in header else ""
-
-
-def _canvas(path: str, header: list[str], body: list[list[str]]) -> Roster:
-    students = []
-    for i, row in enumerate(body):
-        name, lms_id = _cell(row, header, "Student"), _cell(row, header, "ID")
-        # "Points Possible", posting-policy rows and the like have no user id: kept, never a student;
-        # nor is the test student that Canvas's Student View creates.
-        if not lms_id or name in ("Points Possible", "Student, Test", "Test Student"):
-            continue
-        students.append(Student(i, lms_id, name, login=_cell(row, header, "SIS Login ID")))
-    return Roster("canvas", path, header, body, students)
-
-
-def _moodle(path: str, header: list[str], body: list[list[str]]) -> Roster:
-    students = []
-    for i, row in enumerate(body):
-        found = PARTICIPANT.match(_cell(row, header, "Identifier"))
-        if not found:
-            continue
-        students.append(
-            Student(
-                i,
-                found.group(1),
-                _cell(row, header, "Full name"),
-                email=_cell(row, header, "Email address"),
-                maximum=parse_number(_cell(row, header, "Maximum Grade")),
-            )
-        )
-    return Roster("moodle", path, header, body, students)
-
-
-def _plain(path: str, header: list[str], body: list[list[str]]) -> Roster:
-    folded = {h.casefold(): h for h in header}
-
-    def get(row: list[str], *names: str) -> str:
-        for name in names:
-            if name.casefold() in folded:
-                value = _cell(row, header, folded[name.casefold()])
-                if value:
-                    return value
-        return ""
-
-    students = []
-    for i, row in enumerate(body):
-        email = get(row, "Email", "Email address")
-        lms_id = get(row, "lms_id", "SID", "Student ID") or email or get(row, "Login", "Username")
-        if not lms_id:
-            continue
-        name = get(row, "Name", "Full name") or " ".join(x for x in (get(row, "First Name"), get(row, "Last Name")) if x)
-        students.append(Student(i, lms_id, name, login=get(row, "Login", "Username"), email=email))
-    return Roster("plain", path, header, body, students)
-
-
-def _refuse_duplicates(roster: Roster) -> None:
+def refuse_duplicates(roster: Roster) -> None:
     seen: dict[str, Student] = {}
     twice = []
     for s in roster.students:
@@ -246,8 +176,8 @@ def _exact(text: str) -> str:
     return " ".join(unicodedata.normalize("NFC", str(text)).split())
 
 
-def _squash(text: str) -> str:
-    """A name as Canvas writes it in a download's file name: lower case, letters and digits only."""
+def squash(text: str) -> str:
+    """A name as an LMS may write it in a download's file name: lower case, letters and digits only."""
     return re.sub(r"[\W_]", "", _fold(text))
 
 
@@ -266,7 +196,7 @@ def _both(rank: int, kind: str, value: str) -> list[tuple[int, str]]:
     return [(rank, f"{kind}={_exact(value)}"), (rank + 1, f"{kind}~{_fold(value)}")]
 
 
-def _keys(student: Student, kind: str) -> list[tuple[int, str]]:
+def _keys(student: Student) -> list[tuple[int, str]]:
     """The keys a result can match this student by (the ranks are the result's to give)."""
     keys = _both(ID, "id", student.lms_id)
     for field_name, value in (("login", student.login), ("email", student.email), ("name", student.name)):
@@ -275,17 +205,7 @@ def _keys(student: Student, kind: str) -> list[tuple[int, str]]:
     return keys
 
 
-def moodle_participant(submission: str) -> str | None:
-    """The participant id a Moodle folder or flat file name in `submission` gives, read one way only, or None."""
-    for part in submission.split("/"):
-        folder = MOODLE_FOLDER.match(part)
-        if folder:
-            return folder.group(1)
-    flat = MOODLE_FLAT.findall(submission.rsplit("/", 1)[-1])
-    return flat[0] if len(flat) == 1 else None  # two ids in one name: either could be a student's forgery
-
-
-def _result_keys(result: dict, kind: str) -> list[tuple[int, str]]:
+def _result_keys(result: dict, roster: Roster) -> list[tuple[int, str]]:
     """(rank, key) pairs a result offers, strongest first: its `student` identity, then its submission's name."""
     who = result.get("student") or {}
     keys = []
@@ -297,20 +217,20 @@ def _result_keys(result: dict, kind: str) -> list[tuple[int, str]]:
     if who.get("name"):
         keys += _both(NAME, "name", who["name"])
     submission = str(result.get("submission", ""))
-    if who.get("layout") in LMS_LAYOUTS:
+    if who.get("layout") not in (None, PLAIN_LAYOUT):
         # Read from an LMS's own names: the submission's name is the student's display name, which a
         # student chose ("123456" as a full name) and which must not stand for an id.
         if who.get("login"):
-            keys.append((SQUASHED, "squashed:" + _squash(who["login"])))
+            keys.append((SQUASHED, "squashed:" + squash(who["login"])))
         return sorted(keys)
     # No identity from a layout: the submission's own name (a file named after the student).
-    participant = moodle_participant(submission)
-    if participant is not None and kind == "moodle":
+    participant = roster.id_in_name(submission) if roster.id_in_name is not None else None
+    if participant is not None:
         keys += _both(FOLDER, "id", participant)
     stem = _stem(submission)
     for field_name in ("id", "login", "email", "name"):
         keys += _both(STEM, field_name, stem.strip())
-    keys.append((SQUASHED, "squashed:" + _squash(stem)))
+    keys.append((SQUASHED, "squashed:" + squash(stem)))
     return sorted(keys)
 
 
@@ -322,17 +242,17 @@ def match(results: list[dict], roster: Roster) -> Match:
     """
     index: dict[str, list[Student]] = {}
     for s in roster.students:
-        for _, key in _keys(s, roster.kind):
+        for _, key in _keys(s):
             index.setdefault(key, []).append(s)
-        if roster.kind == "canvas" and s.name:
-            # Canvas names download files after the sortable name squashed: "Martinez, Bob" -> martinezbob.
-            index.setdefault("squashed:" + _squash(s.name), []).append(s)
+        named = roster.download_name(s) if roster.download_name is not None and s.name else ""
+        if named:  # the name an LMS's download gives the student's files ("Martinez, Bob" -> martinezbob)
+            index.setdefault("squashed:" + named, []).append(s)
     claims: dict[int, list[tuple[int, int]]] = {}  # roster row -> [(rank, result index)]
     unmatched: list[tuple[int, str]] = []
     for i, r in enumerate(results):
         found = None
         ambiguous = False
-        for rank, key in _result_keys(r, roster.kind):
+        for rank, key in _result_keys(r, roster):
             people = {id(s): s for s in index.get(key, [])}
             if len(people) == 1:
                 found = (rank, next(iter(people.values())))

@@ -105,6 +105,30 @@ def test_the_filled_template_pays_no_cheat(filled):
     assert found.table_misses == [] and max(found.shares.values()) == 0.0
 
 
+def audit(folder: Path) -> tuple[int, dict[str, dict]]:
+    done = kit("audit", "--exercise", str(folder), "--jobs", "2", "--json", cwd=folder)
+    assert done.returncode in (0, 1), done.stderr
+    return done.returncode, {check["id"]: check for check in json.loads(done.stdout)["checks"]}
+
+
+def test_the_audit_names_the_placeholder_reference_and_runs_every_check(made):
+    code, checks = audit(made)
+    assert code == 1
+    assert checks["reference"]["status"] == "fail"
+    assert any("write pairs in solutions/reference.py" in line for line in checks["reference"]["details"])
+    assert checks["strength"]["status"] == "skipped"  # it needs a reference that passes
+    assert checks["diagnosis"]["status"] == "pass"  # the example model is named from its answers
+    assert not [c for c in checks.values() if c["reason"].startswith("could not run")]
+
+
+def test_the_filled_template_passes_the_audit(filled):
+    code, checks = audit(filled)
+    assert code == 0
+    assert {name: c["status"] for name, c in checks.items() if c["status"] != "skipped"} == dict.fromkeys(
+        ("reference", "strength", "cheats", "diagnosis"), "pass"
+    )
+
+
 def test_the_example_model_names_its_mistake(filled, tmp_path):
     wrong = tmp_path / "ignores_times.py"
     wrong.write_text(IGNORES_TIMES, encoding="utf-8")

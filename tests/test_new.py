@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import json
 import os
@@ -79,6 +80,16 @@ def test_new_writes_every_part_of_an_exercise_the_engine_reads(made):
     assert len(ex.module("trusted").MODELS) == 1
     texts = [path.read_text(encoding="utf-8") for path in made.rglob("*") if path.is_file()]
     assert sum("TODO" in text for text in texts) >= 8  # what to write where
+    # The exercise reaches the engine through grader.core alone, as the shipped ones do.
+    imported = {
+        alias.name if isinstance(node, ast.Import) else str(node.module)
+        for path in made.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
+    engine = {name for name in imported if name.split(".")[0] == "grader"}
+    assert engine and all(name.startswith("grader.core") for name in engine), engine
 
 
 def test_the_placeholder_reference_fails_cleanly(made):

@@ -13,7 +13,7 @@ from grader.cli.exercise_template import Signature, render
 from grader.core.exercise import Exercise
 from grader.core.safe_text import for_terminal
 
-RESERVED = ("submission",)  # the tests' fixture: a parameter of that name would hide it in the property test
+RESERVED = ("submission", "_twice")  # the property test's fixture and helper: a parameter of either name would hide it
 
 
 class Refused(ValueError):

@@ -76,11 +76,6 @@ def test_the_audit_passes_on_the_exercise_and_its_catalogue():
     report = json.loads(done.stdout)
     assert report["passed"] and report["exercise"] == "top_words"
     status = {check["id"]: check["status"] for check in report["checks"]}
-    assert status == {
-        "reference": "pass",
-        "strength": "pass",
-        "cheats": "pass",
-        "diagnosis": "pass",
-        "catalogue": "pass",
-        "page": "skipped",
-    }
+    assert status.pop("page") == "skipped"  # no --browser
+    assert {"reference", "strength", "cheats", "diagnosis", "catalogue"} <= set(status)
+    assert set(status.values()) == {"pass"}, status

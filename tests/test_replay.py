@@ -311,6 +311,8 @@ def test_the_simplest_inputs_are_drawn_as_hypothesis_draws_the_tests_arguments(m
 
     import hypothesis
 
+    from grader.core import hypothesis_adapter as internals
+
     checked: dict[str, int] = {}
 
     class Choices:
@@ -330,7 +332,7 @@ def test_the_simplest_inputs_are_drawn_as_hypothesis_draws_the_tests_arguments(m
                 try:
                     return inner(*args, **kwargs)
                 finally:
-                    seen.append((list(data.choices), replay._simplicity(data), drawn))
+                    seen.append((list(data.choices), internals.simplicity(data), drawn))
 
             handle.inner_test = keeping
             try:
@@ -401,17 +403,17 @@ def test_the_page_gets_the_recording_in_its_kit_zip_and_finds_it_beside_its_sess
 
 
 def test_hypothesis_keeps_no_formatted_traceback_per_failing_example_and_the_reports_stay_the_same(monkeypatch, shrunk):
-    """tests_plugin.expected_traceback: what hypothesis keeps of each failing example, shown by no report."""
+    """hypothesis_adapter.expected_traceback: what hypothesis keeps of each failing example, shown by no report."""
     import hypothesis.core
     from hypothesis.internal import escalation
 
-    from grader.core import tests_plugin
+    from grader.core import hypothesis_adapter as internals
 
-    assert hypothesis.core.format_exception is tests_plugin.expected_traceback
+    assert hypothesis.core.format_exception is internals.expected_traceback
     kept: list[str] = []
 
     def keeping(err, tb):
-        kept.append(tests_plugin.expected_traceback(err, tb))
+        kept.append(internals.expected_traceback(err, tb))
         return kept[-1]
 
     reports = {}
@@ -441,17 +443,17 @@ class FailingThreeWays(Counting):
 
 
 def test_hypothesis_locates_failures_from_their_last_frame_with_the_same_runs_and_reports(monkeypatch, shrunk):
-    """tests_plugin._locate_failures_cheaply: the same examples run, in the same order, and the same reports."""
+    """hypothesis_adapter._locate_failures_cheaply: the same examples run, in the same order, and the same reports."""
     import inspect
     import traceback
 
     import hypothesis.core
     from hypothesis.internal import escalation
 
-    from grader.core import tests_plugin
+    from grader.core import hypothesis_adapter as internals
 
-    assert hypothesis.core.traceback.extract_tb is tests_plugin.last_frame_only
-    assert escalation.traceback.extract_tb is tests_plugin.last_frame_only
+    assert hypothesis.core.traceback.extract_tb is internals.last_frame_only
+    assert escalation.traceback.extract_tb is internals.last_frame_only
     assert escalation.getsourcefile is not inspect.getsourcefile
     runs = {}
     for name in ("last frame", "hypothesis's own"):
@@ -508,7 +510,7 @@ def test_the_last_frame_alone_is_the_whole_extractions_last_entry(depth, chained
     import sys
     import traceback
 
-    from grader.core.tests_plugin import last_frame_only
+    from grader.core.hypothesis_adapter import last_frame_only
 
     err = _raise_from(depth, chained)
     for exc in (err, err.__cause__) if chained else (err,):
@@ -617,17 +619,21 @@ def _strategies():
 
 
 def test_a_strategys_repr_is_found_once_per_make_up_and_is_the_repr(monkeypatch):
-    """replay.shown: each replayed draw checks the strategy's repr, and a test body builds it anew each time."""
+    """hypothesis_adapter.shown: each replayed draw checks the strategy's repr, and a test body builds it anew each time."""
     from hypothesis.strategies._internal.lazy import LazyStrategy
 
+    from grader.core import hypothesis_adapter as internals
+
     makers = _strategies()
-    replay._SHOWN.clear()
+    internals._SHOWN.clear()
     for round_ in range(2):
         for make in makers if round_ == 0 else makers[::-1]:
-            assert replay.shown(make()) == repr(make())
+            assert internals.shown(make()) == repr(make())
     # The twins whose reprs differ came apart (-0.0, the braces, 1 and 1.0, True and 1).
     reprs = [repr(make()) for make in makers]
-    assert all(reprs[a] != reprs[b] for a, b in ((0, 1), (0, 2), (6, 7), (8, 9), (12, 13), (17, 18))) and len(replay._SHOWN) > 15
+    assert (
+        all(reprs[a] != reprs[b] for a, b in ((0, 1), (0, 2), (6, 7), (8, 9), (12, 13), (17, 18))) and len(internals._SHOWN) > 15
+    )
     formatted: list[str] = []
     own = LazyStrategy.__repr__
 
@@ -636,7 +642,7 @@ def test_a_strategys_repr_is_found_once_per_make_up_and_is_the_repr(monkeypatch)
         return formatted[-1]
 
     monkeypatch.setattr(LazyStrategy, "__repr__", counting)
-    again = replay.shown(makers[0]())
+    again = internals.shown(makers[0]())
     assert again == "lists(sampled_from(['a', 'b']), min_size=1, max_size=3)" and formatted == []
 
 

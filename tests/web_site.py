@@ -68,8 +68,8 @@ def shipped_sources() -> list[Path]:
 CPYTHON_DRIVER = """
 import json, sys
 from grader.core import exercise
-from grader.core import runner
-runner.no_local_constants()
+from grader.core import hypothesis_adapter, runner
+hypothesis_adapter.no_local_constants()
 from grader.core.submission import LocalSubmission
 for path in sys.argv[1:]:
     code = open(path, encoding="utf-8").read()

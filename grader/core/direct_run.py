@@ -29,10 +29,9 @@ from dataclasses import dataclass
 
 import hypothesis
 import pytest
-from hypothesis.internal.escalation import current_pytest_item
-from hypothesis.reporting import with_reporter
 
 from grader.core import exercise, runner, tests_plugin
+from grader.core import hypothesis_adapter as internals
 from grader.core.submission import Submission
 
 _CURRENT = "PYTEST_CURRENT_TEST"  # pytest keeps the running test's node id and phase here
@@ -51,7 +50,9 @@ class Tests:
     @classmethod
     def collect(cls, ex: exercise.Exercise, options: list[str]) -> Tests | None:
         """`ex`'s hidden tests, collected by pytest once (with the `options` of the runs it stands for); None if a
-        test needs pytest's own run (see the module)."""
+        test needs pytest's own run (see the module), or hypothesis is a version whose pytest plugin the kit does not know."""
+        if not internals.known():
+            return None
         grab = _Grab()
         done = runner.session(ex, _never, [str(ex.tests_dir)], plugins=[grab], options=options)
         if done.status != "graded" or grab.config is None or not grab.items:
@@ -140,12 +141,9 @@ def _direct(item: pytest.Function) -> bool:
 @contextmanager
 def _as_pytest_runs_them(ex: exercise.Exercise) -> Iterator[None]:
     """The hypothesis profile the tests' conftest loads, and what hypothesis's pytest plugin sets for every run."""
-    from hypothesis import core
-
     profile = hypothesis.settings.get_current_profile_name()
     tests_plugin.use_profile(ex)
-    core.running_under_pytest = True
-    core.pytest_shows_exceptiongroups = True  # pytest >= 7.2
+    internals.set_as_pytest_plugin_does()
     try:
         yield
     finally:
@@ -161,8 +159,7 @@ def _call(item: pytest.Function, provider: runner.SubmissionProvider) -> tuple[p
             redirect_stdout(output),
             redirect_stderr(output),
             warnings.catch_warnings(record=True),
-            with_reporter(reports.append),
-            current_pytest_item.with_value(item),
+            internals.as_pytest_item(item, reports.append),
         ):
             warnings.simplefilter("always")
             # As pytest keeps it for each phase: what runs in the test can tell which test it is (memo.current_test).

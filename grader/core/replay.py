@@ -20,7 +20,8 @@ anything else hands the test to hypothesis. A test that steers hypothesis (targe
 replayed, nor one whose examples do not survive a JSON round trip, nor one that draws in its body
 from a strategy holding a function (OPAQUE: the same repr could draw otherwise). The file lives in
 the exercise's cache folder (Exercise.cache) under a digest of what the draws depend on; the page
-gets it from the web build.
+gets it from the web build. Hypothesis's internals are reached through hypothesis_adapter only: on a
+version it does not know, nothing is replayed (`enabled`), and hypothesis runs every test.
 """
 
 from __future__ import annotations
@@ -29,24 +30,23 @@ import functools
 import hashlib
 import heapq
 import importlib
-import inspect
 import json
 import math
 import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import hypothesis
-import hypothesis.errors
 import pytest
-from hypothesis.errors import StopTest, UnsatisfiedAssumption
 
 from grader.core import exercise
+from grader.core import hypothesis_adapter as internals
+from grader.core.hypothesis_adapter import StopTest, UnsatisfiedAssumption, shown
 from grader.core.submission import SubmissionError
+from grader.core.tuning import SIMPLEST_LONGER, SIMPLEST_RUNS, SIMPLEST_STEPS, SIMPLIFY_TRIES
 
 FORMAT = 5  # 2: the draws of st.data() tests; 3: the smallest-drawn pool, ranks across it; 4: its simplest inputs; 5: choices
 # "0" turns replay off (the benchmark's "before", and a way to rule it out when in doubt).
@@ -62,16 +62,11 @@ SHRUNK, SMALLEST_DRAWN = "shrunk", "smallest-drawn"
 # there are, where hypothesis's shrinking ends: the simplest choices of all, and those a few steps
 # up from them (a step raises one choice to its next simplest value, and every choice after it is
 # the simplest again), at most SIMPLEST_STEPS steps and SIMPLEST_LONGER choices longer than the
-# simplest, SIMPLEST_RUNS tried per test, the simplest first. A failing test shows the simplest
-# failing example of the 25 and the pool: on 300 and 500 mutants, the very one hypothesis shrank to
-# in 97 % of failing tests, and none longer but for a float's digits (docs/performance.md), at the
-# cost of a few calls instead of shrinking's hundreds.
-SIMPLEST_STEPS, SIMPLEST_LONGER, SIMPLEST_RUNS = 4, 16, 2000
-# Where only a drawn example less simple than the whole pool fails, it is simplified (`simplified`):
-# at most SIMPLIFY_TRIES simpler choices tried.
-SIMPLIFY_TRIES = 300
+# simplest (grader/core/tuning.py). A failing test shows the simplest failing example of the 25
+# and the pool, at the cost of a few calls instead of shrinking's hundreds. Where only a drawn
+# example less simple than the whole pool fails, it is simplified (`simplified`).
 # The engine's sources the recording depends on (besides the exercise's files and hypothesis's version).
-ENGINE_SOURCES = ("grader/core/replay.py", "grader/core/tests_plugin.py")
+ENGINE_SOURCES = ("grader/core/replay.py", "grader/core/hypothesis_adapter.py", "grader/core/tests_plugin.py")
 
 
 class Unrecordable(Exception):
@@ -138,94 +133,6 @@ class _DrawLog:
         return repr(self._inner)
 
 
-_SHOWN: dict[tuple, str] = {}  # a strategy's make-up (_make_up) -> its repr
-SHOWN_KEPT = 4096
-
-
-class _Unkeyed(Exception):
-    """A part whose repr its make-up does not settle: the strategy's repr is computed."""
-
-
-def shown(strategy: Any) -> str:
-    """`repr(strategy)`, found once per make-up of the strategy.
-
-    A test body builds its strategies anew at each draw (`st.lists(st.sampled_from(WORDS),
-    min_size=n)`), and hypothesis then formats each one's repr again: about 0.1 ms a draw, each
-    replayed draw's check. The repr of a lazily built strategy follows from its function, its
-    arguments (their reprs) and its transformations, and nothing else, so it is kept by those.
-    """
-    try:
-        key = _make_up(strategy)
-    except (_Unkeyed, AttributeError):  # AttributeError: a hypothesis whose strategies keep other fields
-        return repr(strategy)
-    text = _SHOWN.get(key)
-    if text is None:
-        if len(_SHOWN) >= SHOWN_KEPT:
-            _SHOWN.clear()
-        text = _SHOWN[key] = repr(strategy)
-    return text
-
-
-def _make_up(value: Any) -> tuple:
-    """What `repr(value)` depends on, as a key: equal keys, equal reprs. _Unkeyed for anything else."""
-    kind = type(value)
-    if kind is str or kind is int or kind is bool or value is None:
-        return (kind, value)
-    if kind is float:
-        return (kind, repr(value))  # 0.0 and -0.0 are equal, their reprs are not
-    if kind is list or kind is tuple:
-        return (kind, *map(_make_up, value))
-    if kind is dict:
-        return (kind, *((_make_up(k), _make_up(v)) for k, v in value.items()))
-    if kind is _LAZY:
-        known = value._LazyStrategy__representation
-        if known is not None:
-            return (str, known)
-        args, kwargs = value._LazyStrategy__args, value._LazyStrategy__kwargs
-        # Its repr leaves out an argument that *is* its parameter's default. For None, bools and
-        # small ints (every default of this type hypothesis has) that is equality; for another default
-        # (a date, a strategy), a value that is that very object is not keyed.
-        others = _other_defaults(value.function)
-        if others and any(v is d for v in (*args, *kwargs.values()) for d in others):
-            raise _Unkeyed
-        return (
-            kind,
-            value.function,
-            tuple(map(_make_up, args)),
-            tuple((k, _make_up(v)) for k, v in kwargs.items()),
-            tuple(value._transformations),  # methods and their functions, by identity
-        )
-    if kind is _SAMPLED or kind is _JUST:  # sampled_from(...), and just(...) for a single element
-        known = value._cached_repr if kind is _SAMPLED else None
-        if known is not None:
-            return (str, known)
-        return (kind, value.force_repr, value.force_repr_braces, _make_up(tuple(value.elements)), tuple(value._transformations))
-    raise _Unkeyed
-
-
-@functools.lru_cache(maxsize=1024)
-def _other_defaults(function: Callable) -> tuple:
-    """The function's defaults that are not None, a bool or a small int (whose identity is their value)."""
-    try:
-        parameters = inspect.signature(function).parameters.values()
-    except (TypeError, ValueError):
-        return ()  # its repr needs the signature too, and would fail alike
-    return tuple(
-        p.default
-        for p in parameters
-        if p.default is not p.empty
-        and not (p.default is None or type(p.default) is bool or (type(p.default) is int and -5 <= p.default <= 256))
-    )
-
-
-try:
-    from hypothesis.strategies._internal.lazy import LazyStrategy as _LAZY
-    from hypothesis.strategies._internal.misc import JustStrategy as _JUST
-    from hypothesis.strategies._internal.strategies import SampledFromStrategy as _SAMPLED
-except ImportError:  # another hypothesis: every repr is computed
-    _LAZY = _JUST = _SAMPLED = None
-
-
 class Stopped(BaseException):
     """A replayed draw where hypothesis ended the reference's example (StopTest)."""
 
@@ -254,14 +161,8 @@ class ReplayedData:
         self._at += 1
         if value is _STOPPED:
             raise Stopped()
-        context = hypothesis.control._current_build_context.value
-        if context is not None and getattr(context, "is_final", False):
-            from hypothesis.vendor.pretty import RepresentationPrinter
-
-            printer = RepresentationPrinter()
-            printer.text(f"Draw {self._at}{'' if label is None else f' ({label})'}: ")
-            printer.pretty(value)
-            hypothesis.note(printer.getvalue())
+        if internals.is_final():
+            hypothesis.note(internals.pretty(f"Draw {self._at}{'' if label is None else f' ({label})'}: ", value))
         return value
 
     def __repr__(self) -> str:
@@ -454,7 +355,19 @@ _recording = False  # while record() runs the tests against the reference: nothi
 
 
 def enabled() -> bool:
-    return not _recording and os.environ.get(ENV_SWITCH, "1") != "0"
+    """Whether property tests are replayed now: not while recording, not under KIT_REPLAY=0, not on a hypothesis the kit does not know."""
+    return not _recording and os.environ.get(ENV_SWITCH, "1") != "0" and internals.known()
+
+
+def path() -> dict[str, str]:
+    """Which way property tests run in this process, as results.json and the summary say it: replay or plain hypothesis, and why."""
+    if os.environ.get(ENV_SWITCH, "1") == "0":
+        way, why = "plain hypothesis", f"{ENV_SWITCH}=0"
+    elif not internals.known():
+        way, why = "plain hypothesis", f"hypothesis {internals.version()} is not a version the kit knows"
+    else:
+        way, why = "replay", ""
+    return {"property_tests": way, "hypothesis": internals.version(), **({"why": why} if why else {})}
 
 
 def ensure(ex: exercise.Exercise, run: Callable[..., Any], reference: Callable[[], Any] | None = None) -> Recording | None:
@@ -503,7 +416,7 @@ class _Capture:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_call(self, item: pytest.Item):
         handle = getattr(getattr(item, "obj", None), "hypothesis", None)
-        given = getattr(handle, "_given_kwargs", None)
+        given = internals.given_kwargs(handle) if handle is not None else None
         if handle is None or given is None:
             yield
             return
@@ -517,10 +430,10 @@ class _Capture:
         # stand-in must hash as the test does (functools.wraps makes getsource and signature follow it).
         @functools.wraps(inner)
         def capture(*args: Any, **kwargs: Any) -> Any:
-            data = hypothesis.control.current_build_context().data
+            data = internals.current_data()
             drawn = {k: v for k, v in kwargs.items() if k in given}
             # st.data() draws in the body: written down as they are made (see _DrawLog).
-            logs = {k: _DrawLog(v) for k, v in drawn.items() if type(v).__name__ == "DataObject"}
+            logs = {k: _DrawLog(v) for k, v in drawn.items() if internals.is_data_object(v)}
             kept: dict[str, Any] = {}
             try:
                 # Now: the body may change what it was given.
@@ -538,7 +451,7 @@ class _Capture:
                 outcome = STOP
                 raise
             finally:
-                if getattr(data, "target_observations", None):
+                if internals.targeted(data):
                     why.append("it calls target()")
                 why.extend(log.problem for log in logs.values() if log.problem)
                 if outcome is None:
@@ -547,10 +460,12 @@ class _Capture:
                     # The arguments in their order, each st.data() one as its draws (encode's "$d" form).
                     arguments = [[k, {"$data": logs[k].draws} if k in logs else kept.get(k)] for k in drawn]
                     # Hypothesis's order of simplicity covers the body's draws too: taken after them.
-                    examples.append(({"$d": arguments}, outcome, _simplicity(data), _choices(data) if self._simplest else None))
+                    examples.append(
+                        ({"$d": arguments}, outcome, internals.simplicity(data), _choices(data) if self._simplest else None)
+                    )
             return result
 
-        if _digest(capture) != _digest(inner):
+        if internals.function_digest(capture) != internals.function_digest(inner):
             self.recording.skipped[name] = "hypothesis would seed it differently while it is recorded"
             yield
             return
@@ -573,38 +488,9 @@ class _Capture:
 def _choices(data: Any) -> list | None:
     """The example's choices, encoded (None if one is not JSON's: bytes, say)."""
     try:
-        return encode(list(data.choices))
+        return encode(internals.choices(data))
     except (Unrecordable, AttributeError):
         return None
-
-
-def _digest(function: Callable) -> bytes | None:
-    try:
-        from hypothesis.internal.reflection import function_digest
-    except ImportError:
-        return None
-    return function_digest(function)
-
-
-def _simplicity(data: Any) -> tuple:
-    """Hypothesis's own order of simplicity of the choices drawn so far (shortlex), or () if it has none."""
-    try:
-        from hypothesis.internal.conjecture.shrinker import sort_key
-
-        return sort_key(data.nodes)
-    except (ImportError, AttributeError, TypeError):
-        return ()
-
-
-def _value_at(node: Any, index: int) -> Any:
-    """The choice's `index`-th simplest value, or None where it has none (a boolean has two) or it is not allowed."""
-    from hypothesis.internal.conjecture.choice import ChoiceTooLarge, choice_from_index, choice_permitted
-
-    try:
-        value = choice_from_index(index, node.type, node.constraints)
-    except (ChoiceTooLarge, AssertionError):  # past the last value there is
-        return None
-    return value if choice_permitted(value, node.constraints) else None
 
 
 def simplest_inputs(inner: Callable, given: dict, funcargs: dict) -> list[tuple[Any, str, tuple]]:
@@ -615,10 +501,6 @@ def simplest_inputs(inner: Callable, given: dict, funcargs: dict) -> list[tuple[
     already tried (one choice raised to its next simplest value, every choice after it the
     simplest). Hypothesis's shrinking walks down to such inputs.
     """
-    try:
-        from hypothesis.internal.conjecture.choice import choice_to_index
-    except ImportError:
-        return []  # another hypothesis: no pool, the 25 examples alone
     strategies = list(given.items())
     found: dict[tuple, tuple[Any, str]] = {}
     first = _attempt(inner, strategies, funcargs, ())
@@ -635,7 +517,7 @@ def simplest_inputs(inner: Callable, given: dict, funcargs: dict) -> list[tuple[
             continue
         for at in range(len(prefix), len(nodes)):
             node = nodes[at]
-            value = None if node.was_forced else _value_at(node, choice_to_index(node.value, node.constraints) + 1)
+            value = None if node.was_forced else internals.value_at(node, internals.index_of(node) + 1)
             if value is None:
                 continue
             step = (*(n.value for n in nodes[:at]), value)
@@ -658,14 +540,10 @@ def simplified(inner: Callable, given: dict, funcargs: dict, choices: list, tape
     spent (each more would be waited for). None if it found none. The example's own calls (from
     `start` on the tape) are answered from the tape.
     """
-    try:
-        from hypothesis.internal.conjecture.choice import choice_permitted, choice_to_index
-    except ImportError:
-        return None
     strategies = list(given.items())
     tape.serve_from(start)
     try:
-        with _in_test():
+        with internals.quiet_notes():
             best = _attempt(inner, strategies, funcargs, decode(choices), simplest_after=False)
     finally:
         tape.record_from_here()
@@ -674,17 +552,13 @@ def simplified(inner: Callable, given: dict, funcargs: dict, choices: list, tape
 
     def lower(node: Any) -> list:
         """Simpler values for one choice: its simplest, halfway there, one less; a float also rounded."""
-        index = choice_to_index(node.value, node.constraints)
+        index = internals.index_of(node)
         if node.was_forced or index == 0:
             return []
-        values = [_value_at(node, less) for less in sorted({0, index // 2, index - 1})]
+        values = [internals.value_at(node, less) for less in sorted({0, index // 2, index - 1})]
         if node.type == "float" and math.isfinite(node.value):
             values += [float(math.floor(node.value)), float(math.ceil(node.value)), round(node.value, 1)]
-        return [
-            v
-            for v in values
-            if v is not None and choice_permitted(v, node.constraints) and choice_to_index(v, node.constraints) < index
-        ]
+        return [v for v in values if v is not None and internals.permitted(node, v) and internals.index_of(node, v) < index]
 
     found: tuple[dict, int] | None = None
     tries = 0
@@ -694,7 +568,7 @@ def simplified(inner: Callable, given: dict, funcargs: dict, choices: list, tape
         nonlocal best, found, tries
         tries += 1
         begins = tape.position
-        with _in_test():
+        with internals.quiet_notes():
             tried = _attempt(inner, strategies, funcargs, candidate)
         if tape.waited_since(begins):
             tries = SIMPLIFY_TRIES  # a call that hung or crashed: each more would be waited for
@@ -723,7 +597,7 @@ def simplified(inner: Callable, given: dict, funcargs: dict, choices: list, tape
         # which only makes a try fail (so the guard on their length).
         alike: dict[tuple, list[int]] = {}
         for at, node in enumerate(best[0]):
-            alike.setdefault((node.type, repr(node.value), repr(node.constraints)), []).append(at)
+            alike.setdefault(internals.kind(node), []).append(at)
         for places in [p for p in alike.values() if len(p) > 1]:
             nodes = best[0]
             for value in lower(nodes[places[0]]) if places[-1] < len(nodes) else []:
@@ -757,16 +631,10 @@ def _attempt(
     PASS, REJECT or RAISED; None where the input is not one to keep: hypothesis would have stopped
     it (StopTest: the choices ran out), or it does not survive JSON.
     """
-    from hypothesis.control import BuildContext
-    from hypothesis.internal.conjecture.choice import ChoiceTemplate
-    from hypothesis.internal.conjecture.data import ConjectureData
-
-    written = [*choices, ChoiceTemplate("simplest", count=None)] if simplest_after else list(choices)
-    data = ConjectureData.for_choices(written)
     try:
-        with BuildContext(data, wrapped_test=inner):
+        with internals.drawing(choices, simplest_after, inner) as data:
             drawn = {name: data.draw(strategy) for name, strategy in strategies}
-            logs = {k: _DrawLog(v) for k, v in drawn.items() if type(v).__name__ == "DataObject"}
+            logs = {k: _DrawLog(v) for k, v in drawn.items() if internals.is_data_object(v)}
             kept = {k: kept_as_json(v) for k, v in drawn.items() if k not in logs}
             outcome = _outcome(inner, funcargs, {**drawn, **logs})
     except (StopTest, Unrecordable, Departed, Stopped):
@@ -774,7 +642,7 @@ def _attempt(
     if outcome not in (PASS, REJECT, RAISED) or any(log.problem for log in logs.values()):
         return None
     arguments = [[k, {"$data": logs[k].draws} if k in logs else kept[k]] for k in drawn]
-    return data.nodes, _simplicity(data), outcome, {"$d": arguments}
+    return internals.nodes(data), internals.simplicity(data), outcome, {"$d": arguments}
 
 
 def test_key(item: pytest.Item) -> str:
@@ -879,44 +747,6 @@ class Tape:
         return value
 
 
-class _Data:
-    """What strategies made inside a test's body ask of the build context's data (`provider.avoid_realization`)."""
-
-    class provider:
-        avoid_realization = False
-
-
-class _NotFinal:
-    """Stands in for hypothesis's build context: note() keeps quiet, as it does until the final run."""
-
-    is_final = False
-    data = _Data()
-
-
-@contextmanager
-def _in_test() -> Iterator[None]:
-    """Replayed examples run as hypothesis runs all but the final one: note() keeps quiet (unless verbose).
-
-    Without asking hypothesis each time: its should_note compares the verbosity setting, an Enum
-    with ordering in Python, 6 µs a note, and the property tests note twice per call (about 5 %
-    of a new behaviour's grading). The settings cannot change during a replay: asked once here.
-    """
-    with hypothesis.control._current_build_context.with_value(_NotFinal()):
-        if hypothesis.settings.default.verbosity >= hypothesis.Verbosity.verbose:
-            yield
-            return
-        asks = hypothesis.control.should_note
-        hypothesis.control.should_note = _quiet
-        try:
-            yield
-        finally:
-            hypothesis.control.should_note = asks
-
-
-def _quiet() -> bool:
-    return False
-
-
 def run_item(item: pytest.Function, ex: exercise.Exercise) -> bool | None:
     """pytest_pyfunc_call for a recorded @given test of `ex`: True once it ran, replayed or handed over to hypothesis."""
     if not enabled():
@@ -935,7 +765,7 @@ def run_item(item: pytest.Function, ex: exercise.Exercise) -> bool | None:
     starts: list[int] = []  # where each example's calls begin on the tape
     raised: list[tuple[int, int]] = []  # (rank, index) of each example that raised where the reference did not
     differs = False
-    with _in_test():
+    with internals.quiet_notes():
         for index, example in enumerate(examples):
             starts.append(tape.position if tape is not None else 0)
             got = _outcome(inner, funcargs, decode(example.data))
@@ -956,7 +786,7 @@ def run_item(item: pytest.Function, ex: exercise.Exercise) -> bool | None:
         shown = example.data
         if example.rank > pool[-1].rank and example.choices is not None:
             # Less simple than every simplest input (a bug only a longer input shows): simplified.
-            found = simplified(inner, handle._given_kwargs, funcargs, example.choices, tape, start)
+            found = simplified(inner, internals.given_kwargs(handle) or {}, funcargs, example.choices, tape, start)
             if found is not None:
                 shown, start = found
         _fail_with(item, inner, funcargs, decode(shown), tape, start)
@@ -970,7 +800,7 @@ def run_item(item: pytest.Function, ex: exercise.Exercise) -> bool | None:
 
 def _simpler_failure(pool: Any, rank: int, inner: Callable, funcargs: dict, tape: Tape) -> tuple[Example, int] | None:
     """The simplest pool example below `rank` that raises, and where its calls begin on the tape."""
-    with _in_test():
+    with internals.quiet_notes():
         for extra in pool:
             if extra.rank >= rank:
                 return None  # the pool is simplest first: the recorded example is the simplest failing one
@@ -1006,13 +836,6 @@ def _outcome(inner: Callable, funcargs: dict, kwargs: dict) -> str:
     return got
 
 
-class _Final:
-    """The final run's context: note() reports, as in hypothesis's run of the example it shows."""
-
-    is_final = True
-    data = _Data()
-
-
 def _fail_with(item: pytest.Function, inner: Callable, funcargs: dict, kwargs: dict, tape: Tape, start: int) -> None:
     """Raise the failure of one recorded example, with the notes hypothesis attaches to the example it shows.
 
@@ -1020,17 +843,10 @@ def _fail_with(item: pytest.Function, inner: Callable, funcargs: dict, kwargs: d
     that raised are answered from the tape). Returns (and hypothesis decides) only if it passes this
     time: a submission whose answers change from call to call, which hypothesis calls flaky.
     """
-    from hypothesis.reporting import with_reporter
-    from hypothesis.vendor.pretty import RepresentationPrinter
-
-    printer = RepresentationPrinter()
-    printer.text("Falsifying example:")
-    printer.text(" ")
-    printer.repr_call(getattr(item, "originalname", item.name), [], {**funcargs, **kwargs}, force_split=True)
-    fragments = [printer.getvalue()]
+    fragments = [internals.pretty_call(getattr(item, "originalname", item.name), {**funcargs, **kwargs})]
     tape.serve_from(start, again=True)
     try:
-        with with_reporter(fragments.append), hypothesis.control._current_build_context.with_value(_Final()):
+        with internals.final_run(fragments.append):
             inner(**funcargs, **kwargs)
     except (UnsatisfiedAssumption, Departed, Stopped):
         return

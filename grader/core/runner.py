@@ -20,26 +20,6 @@ from grader.core.submission import LoadError, Submission, SubmissionError
 OUTPUT_LIMIT = 500
 
 
-def no_local_constants() -> None:
-    """Hypothesis draws no constants from the modules this process has imported: the same inputs in every process.
-
-    It mixes the literal constants of "local" modules in sys.modules into what it generates,
-    except under Pyodide, where it turns that off. Turned off here too (the one patch of it:
-    the tests' plugin and class grading call this), the browser, `meteor-kit check`, `pytest
-    hidden_tests` and `meteor-kit grade` draw the same inputs whatever else they imported, so
-    a submission gets the same verdicts everywhere, and the memo's verdicts by answers hold.
-    """
-    try:
-        from hypothesis.internal.conjecture import providers
-    except ImportError:  # a future hypothesis without this module: nothing to turn off
-        return
-    if not hasattr(providers, "_get_local_constants"):
-        return
-    none = providers.Constants()
-    providers._get_local_constants = lambda: none
-    providers.CONSTANTS_CACHE.cache.clear()  # values drawn from constants seen before this call
-
-
 @dataclass
 class TestResult:
     name: str

@@ -16,18 +16,13 @@ __all__ = [
 ]
 
 
-import inspect
-import sys
-import traceback
-import types
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 
 from grader.core import exercise, replay, runner
+from grader.core import hypothesis_adapter as internals
 from grader.core.runner import PROVIDER_KEY
 from grader.core.submission import SubmissionError
 
@@ -75,96 +70,10 @@ def use_profile(ex: exercise.Exercise) -> None:
     settings.load_profile("kit")
 
 
-def expected_traceback(err: BaseException, tb: object) -> str:
-    """What hypothesis keeps of each failing example's exception, without formatting its traceback.
-
-    Hypothesis formats every failing example's traceback (through pytest's repr_failure, which
-    reads each frame's source) and shows it only if the failure then does not happen again:
-    after "Failed to reproduce exception.", which the kit cuts off (runner.classify: the student
-    is told in plain words). That was 0.8 ms a failing example, about 4 % of grading a wrong
-    submission, where shrinking runs hundreds of them.
-    """
-    return "".join(traceback.format_exception_only(type(err), err))
-
-
-def _keep_expected_tracebacks_short() -> None:
-    import hypothesis.core
-
-    if callable(getattr(hypothesis.core, "format_exception", None)):
-        hypothesis.core.format_exception = expected_traceback
-
-
-def last_frame_only(tb: types.TracebackType | None, limit: int | None = None) -> traceback.StackSummary:
-    """`traceback.extract_tb(tb)` as hypothesis reads it, `[-1]`: a summary of the last frame only.
-
-    Hypothesis locates each failing example by the frame that raised (`InterestingOrigin`), and
-    extracts the whole traceback three times to read its last entry: every frame's position and
-    source line, about 0.5 ms a failing example, a tenth of its engine's time while it shrinks.
-    The last entry is the same, read from the last frame alone. With a limit (given, or
-    `sys.tracebacklimit`), the entries kept are not the last ones: then the whole extraction.
-    """
-    if limit is not None or getattr(sys, "tracebacklimit", None) is not None:
-        return traceback.extract_tb(tb, limit)
-    while tb is not None and tb.tb_next is not None:
-        tb = tb.tb_next
-    return traceback.extract_tb(tb)
-
-
-def _source_file_once(getsourcefile: Callable[[Any], str | None]) -> Callable[[Any], str | None]:
-    """`inspect.getsourcefile(frame)`, looked up once per code file: hypothesis asks it for each of
-    its own frames on each failing example (each a look on disk) to trim them from the traceback."""
-    found: dict[str, str | None] = {}
-
-    def source_file(frame: Any) -> str | None:
-        name = frame.f_code.co_filename
-        if name not in found:
-            found[name] = getsourcefile(frame)
-        return found[name]
-
-    return source_file
-
-
-def _locate_failures_cheaply() -> None:
-    """Hypothesis's traceback bookkeeping, with the same results: see last_frame_only and _source_file_once.
-
-    Only where hypothesis reads `traceback.extract_tb(...)[-1]` alone (tests/test_replay.py checks
-    its source, so another hypothesis that reads more fails there, not here).
-    """
-    import hypothesis.core
-    import hypothesis.internal.escalation as escalation
-
-    reads_last = types.ModuleType("traceback", traceback.__doc__)
-    reads_last.__dict__.update({k: v for k, v in vars(traceback).items() if not k.startswith("__")})
-    reads_last.extract_tb = last_frame_only
-    for module in (hypothesis.core, escalation):
-        if getattr(module, "traceback", None) is traceback:
-            module.traceback = reads_last
-    if getattr(escalation, "getsourcefile", None) is inspect.getsourcefile:
-        escalation.getsourcefile = _source_file_once(inspect.getsourcefile)
-
-
-def _rank_verbosity_once() -> None:
-    """Hypothesis orders its `Verbosity` by building a dict and a list at each comparison, which
-    its engine makes several times for each example (`verbosity >= Verbosity.debug`): about 20 µs
-    an example. The same ranks, each taken from hypothesis once, kept in one dict."""
-    from hypothesis import Verbosity
-
-    original = Verbosity.__dict__.get("_int_value")
-    if not isinstance(original, staticmethod):
-        return
-    rank = {member.name: original.__func__(member) for member in Verbosity}
-
-    def ranked(value: Verbosity) -> int:
-        return rank[value.name]
-
-    ranked.hypothesis_own = original  # type: ignore[attr-defined]  # for tests/test_replay.py
-    Verbosity._int_value = staticmethod(ranked)
-
-
-_keep_expected_tracebacks_short()
-_locate_failures_cheaply()
-_rank_verbosity_once()
-runner.no_local_constants()  # the same inputs whatever else the judging process has imported
+# Hypothesis's bookkeeping of failing examples made cheaper (a known hypothesis only), and no
+# constants of the judging process's modules in what it draws: the same inputs everywhere.
+internals.speed_up()
+internals.no_local_constants()
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:

@@ -32,9 +32,9 @@ from typing import Any
 import hypothesis
 from hypothesis import HealthCheck, Phase, given
 from hypothesis import strategies as st
-from hypothesis.errors import UnsatisfiedAssumption
 
-from grader.core import exercise, replay, runner, scoring
+from grader.core import exercise, replay, scoring
+from grader.core import hypothesis_adapter as internals
 from grader.core.checks import WrongAnswer
 from grader.core.submission import SubmissionError
 
@@ -209,7 +209,7 @@ class Property:
         return self._examples
 
     def _draw(self) -> list[dict]:
-        runner.no_local_constants()  # the same examples in every process
+        internals.no_local_constants()  # the same examples in every process
         inner, kept = self.test.hypothesis.inner_test, []
 
         def record(**kwargs: Any) -> None:
@@ -232,13 +232,10 @@ class Property:
         data = {name for name, strategy in self.strategies.items() if isinstance(strategy, _DATA)}
         examples = copy.deepcopy(self.examples)
         try:
-            # The body runs as hypothesis runs an example it does not show (replay's way): note() keeps quiet.
-            with replay._in_test():
-                for example in examples:
-                    try:
-                        inner(submission, **{k: _Drawn(v) if k in data else v for k, v in example.items()})
-                    except UnsatisfiedAssumption:
-                        continue
+            # The body runs as hypothesis runs an example it does not show: note() keeps quiet, assume() skips.
+            internals.run_examples(
+                inner, [{k: _Drawn(v) if k in data else v for k, v in e.items()} for e in examples], submission
+            )
         except SubmissionError as exc:
             hide(exc, self.key)
             raise
@@ -322,7 +319,7 @@ def _arguments(test: Any) -> list[str]:
 
 def _visible_strategies(test: Any, mine: Mapping[str, Any]) -> dict[str, Any]:
     """The strategies the visible test draws its arguments from (hypothesis keeps them on the test)."""
-    visible = getattr(test.hypothesis, "_given_kwargs", None)
+    visible = internals.given_kwargs(test)
     if visible is None:
         missing = [name for name in _arguments(test) if name not in mine]
         if missing:
@@ -330,7 +327,7 @@ def _visible_strategies(test: Any, mine: Mapping[str, Any]) -> dict[str, Any]:
                 f"give every argument of {test.__name__} its twin's strategy (this hypothesis hides them): {missing}"
             )
         return {}
-    return dict(visible)
+    return visible
 
 
 def _tier(module: ModuleType) -> str:

@@ -14,6 +14,7 @@ from functools import cache
 import pytest
 
 from grader.core import exercise, replay, runner
+from grader.core import hypothesis_adapter as internals
 from grader.core.direct_run import Tests, node_id
 from grader.core.submission import LoadError, Submission
 
@@ -175,12 +176,12 @@ def prepare_before_fork(ex: exercise.Exercise) -> None:
     The inputs hypothesis draws must be a function of the answers alone: it mixes in the literal
     constants of every "local" module loaded so far, so a module imported between two runs (the
     diagnosis, say) would change what a later run generates. They are turned off, as the tests'
-    plugin and the page do (runner.no_local_constants). The diagnosis's table and the property
+    plugin and the page do (hypothesis_adapter.no_local_constants). The diagnosis's table and the property
     tests' recorded examples are made here too, once, not once per worker.
     """
     from grader.judging import diagnose
 
     diagnose._table(ex)  # built once here, before workers fork, not once per worker
-    runner.no_local_constants()
+    internals.no_local_constants()
     replay.ensure(ex, runner.run)  # likewise the property tests' recorded examples
     collected(ex)  # and the hidden tests, collected

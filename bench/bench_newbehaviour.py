@@ -40,10 +40,11 @@ sys.path.insert(0, str(ROOT))
 import mutants  # bench/mutants.py: the script's own folder is first on sys.path
 
 from grader.core import exercise, replay, runner
-from grader.judging import grade as grade_module
-from grader.judging import memo as memo_module
+from grader.judging import grader as grader_module
 from grader.judging.discovery import discover
-from grader.judging.grade import Grader, Settings
+from grader.judging.grade import Grader, Settings, runs_for
+from grader.judging.memoized import Memoized
+from grader.judging.memoized import memo as memo_module
 from grader.judging.partial_run import catalogue, prepare_before_fork
 from grader.sandbox import batch, host
 
@@ -53,15 +54,16 @@ EXERCISE = exercise.load(ROOT)
 MODES = {"off": ("0", "shrunk"), "on": ("1", "shrunk"), "smallest": ("1", "smallest-drawn")}
 
 
-def seeded_grader(settings: Settings, tests, learned: list) -> Grader:
-    grader = Grader(settings, tests)
-    for item in learned:
-        grader.memo.learn(item)
-    return grader
+def seeded_grader(settings: Settings, tests, learned: bytes | None) -> Grader:
+    """A grader as a worker has it (its memo), having learned `learned` (Ran.learned)."""
+    runs = runs_for(settings, tests)
+    if learned and isinstance(runs, Memoized):
+        runs.memo.learn_packed(learned)
+    return Grader(settings, tests, runs)
 
 
 def grade_once(
-    settings: Settings, tests, learned: list, spec, mode: str, profile: cProfile.Profile | None = None
+    settings: Settings, tests, learned: bytes | None, spec, mode: str, profile: cProfile.Profile | None = None
 ) -> tuple[float, float]:
     """Wall and CPU seconds of this (the worker's) process for one grade."""
     os.environ["KIT_REPLAY"], os.environ["KIT_COUNTEREXAMPLE"] = MODES[mode]
@@ -140,15 +142,15 @@ def phases_installed() -> Phases:
 
     phases = Phases()
     phases.wrap(memo_module.Memo, "walk", "walk")
-    phases.wrap(Grader, "_run_for_real", "partial run (pytest)")
+    phases.wrap(Memoized, "_run_for_real", "partial run (pytest)")
     phases.wrap(engine.ConjectureRunner, "shrink_interesting_examples", "  of it: hypothesis shrinking")
     phases.wrap(engine.ConjectureRunner, "generate_new_examples", "  of it: hypothesis generating")
     # Each example hypothesis runs (generating or shrinking): its count is the number of executions.
     phases.wrap(engine.ConjectureRunner, "test_function", EXECUTIONS)
     phases.wrap(replay, "run_item", "  of it: property tests (replay, then hypothesis)")
     phases.wrap(memo_module.Recorder, "call", "  of it: calls into the jail, one at a time")
-    phases.wrap(Grader, "_as_a_full_run", "memo check (confirm)")
-    phases.wrap(grade_module, "_diagnosis", "diagnosis")
+    phases.wrap(Memoized, "_as_a_full_run", "memo check (confirm)")
+    phases.wrap(grader_module, "_diagnosis", "diagnosis")
     phases.wrap(host.SandboxedSubmission, "_spawn", "fresh child (spawn and load)")
     phases.wrap(host.SandboxedSubmission, "evaluate", "jail batches (evaluate)", generator=True)
     # Its count is the round trips (batches sent); its time is nothing (a generator made).
@@ -156,7 +158,7 @@ def phases_installed() -> Phases:
     return phases
 
 
-def diverse(args: argparse.Namespace, settings: Settings, tests, learned: list) -> None:
+def diverse(args: argparse.Namespace, settings: Settings, tests, learned: bytes | None) -> None:
     """N diverse mutants, each graded with a memo that learned the reference only: where their time goes."""
     os.environ["KIT_REPLAY"], os.environ["KIT_COUNTEREXAMPLE"] = MODES[args.mode]
     work = Path(tempfile.mkdtemp(prefix="bench_nb."))
@@ -273,14 +275,14 @@ def main() -> None:
     tests = catalogue(EXERCISE)
     settings = Settings(EXERCISE, timeout=1.0, budget=5.0)
     reference = discover([str(ROOT / "solutions" / "reference.py")])[0]
-    warm = Grader(settings, tests)
+    warm = seeded_grader(settings, tests, None)
     _, learned = warm.grade(reference)
     warm.close()
     if args.diverse:
         diverse(args, settings, tests, learned)
         return
     kinds = {
-        "passing": (sorted((CATALOGUE / "correct").glob("*.py")), []),
+        "passing": (sorted((CATALOGUE / "correct").glob("*.py")), None),
         "failing": (sorted((CATALOGUE / "wrong").glob("*.py")), learned),
     }
     figures: dict = {"load_before": os.getloadavg()[0], "cores": os.cpu_count()}

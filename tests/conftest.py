@@ -115,6 +115,7 @@ SERIAL = {
     "test_wire": "the jail's time limits",
     "test_total_budget": "a submission's whole budget",
     "test_grade_speed": "speeds measured against each other",
+    "test_memo_walk": "the memo's batches counted, and a full run's whole budget",
     "test_direct_run": "two runs of each submission compared, each under the jail's time limits",
     "test_grade_survives": "a Ctrl+C sent after a fixed sleep, in a class whose students sleep",
 }

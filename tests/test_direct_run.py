@@ -216,18 +216,27 @@ def test_a_test_that_needs_more_of_pytest_is_left_to_pytest(tmp_path):
 
 
 def test_each_call_is_made_in_the_test_pytest_says_is_running():
-    """The memo files each call under the running test (memo.current_test): the direct run says which, as pytest does."""
-    from grader.judging.memo import Recorder
+    """Grading files each call under the running test (runs.current_test): the direct run says which, as pytest does."""
+    from grader.judging.runs import Guard
+
+    class Filing(Guard):
+        def __init__(self, sandbox):
+            super().__init__(sandbox)
+            self.calls: dict[str, list] = {}
+
+        def answer(self, test, call):
+            self.calls.setdefault(test, []).append(call)
+            return super().answer(test, call)
 
     path = CATALOGUE / "wrong" / "no_clipping.py"
     calls = []
     for direct in (True, False):
         sandbox = SandboxedSubmission(path, source=path.read_text())
-        recorder = Recorder(sandbox)
+        filing = Filing(sandbox)
         try:
-            run_tests(EXERCISE, lambda: recorder, direct=direct)
+            run_tests(EXERCISE, lambda: filing, direct=direct)
         finally:
             sandbox.close()
-        calls.append({test: [c.call for c in made] for test, made in recorder.calls.items()})
+        calls.append(filing.calls)
     assert calls[0] == calls[1]
     assert "" not in calls[0] and len(calls[0]) == len(collected(EXERCISE).items)

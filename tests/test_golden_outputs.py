@@ -23,7 +23,8 @@ GOLDEN = KIT_ROOT / "tests" / "golden" / "grade"
 SCENARIOS = sorted(p.name for p in GOLDEN.iterdir() if (p / "class").is_dir())
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 VOLATILE = {"duration", "execution_time"}  # seconds: they differ on every run
-BOOKKEEPING = {"key", "from_memo", "reused"}  # the memo's and resume's, not the grade's
+# The memo's and resume's, and which way the tests ran (memoized or plain, replay or plain hypothesis): not the grade's.
+BOOKKEEPING = {"key", "from_memo", "reused", "paths"}
 MODES = ("bubblewrap", "separate-uid", "none")
 
 

@@ -6,9 +6,9 @@ import json
 import subprocess
 
 from conftest import KIT_ROOT
-from test_grade_speed import FakeSandbox, _memo_of_two_kinds
+from test_memo_walk import FakeSandbox, _memo_of_two_kinds
 
-from grader.judging.memo import Memo, confirm, full_run
+from grader.judging.memoized.memo import Memo, confirm, full_run
 from grader.sandbox.host import Answer
 
 REFERENCE = (KIT_ROOT / "solutions" / "reference.py").read_text()
@@ -144,11 +144,11 @@ def test_the_walk_notes_where_its_calls_left_a_full_runs_order():
 
 
 def test_the_memo_stops_learning_once_it_holds_its_most_calls(monkeypatch):
-    from test_grade_speed import _trace
+    from test_memo_walk import _trace
 
-    import grader.judging.memo as memo_module
+    from grader.core import tuning
 
-    monkeypatch.setattr(memo_module, "MAX_NODES", 5)
+    monkeypatch.setattr(tuning, "MAX_NODES", 5)
     memo = Memo()
     learned = [memo.add(_trace(f"t{i}", [("c1", f"0.{i}"), ("c2", "0.5")], "pass")) for i in range(6)]
     assert learned == [True, True, True, False, False, False] and memo.nodes == 6 and memo.full
@@ -171,9 +171,9 @@ def _tree(memo: Memo) -> list:
 
 def test_traces_packed_for_another_worker_teach_it_exactly_what_they_taught_their_own():
     """Workers pass traces on packed (marshal, else pickle): the memo learned from them is the same, hostile values and all."""
-    from test_grade_speed import _trace
+    from test_memo_walk import _trace
 
-    from grader.judging.memo import Call, Profile, Trace, pack
+    from grader.judging.memoized.memo import Call, Profile, Trace, pack
 
     odd = ["\ud800 lone", "a\x00b\u202e", float("nan"), -0.0, float("inf"), 10**400, ("tuple", 1), [[], {}], {"k": [1.5]}]
     traces = [_trace("t1", [("c1", "0.1"), ("c2", "0.3")], "pass"), _trace("t2", [("c2", "0.4")], "fail")]
@@ -191,3 +191,31 @@ def test_traces_packed_for_another_worker_teach_it_exactly_what_they_taught_thei
         assert _tree(learned) == _tree(direct)
         assert learned.nodes >= 4 and learned.profile_count == 1
         assert learned.ahead("t1", 0, 5) == direct.ahead("t1", 0, 5)
+
+
+def test_a_memoized_verdict_equals_a_fresh_run(tmp_path, kit_root, meteor_kit):
+    klass = tmp_path / "class"
+    klass.mkdir()
+    sources = {
+        "a_reference": kit_root / "solutions" / "reference.py",
+        "b_no_clipping": KIT_ROOT / "tests" / "catalogue" / "wrong" / "no_clipping.py",
+        "c_crash_on_empty": KIT_ROOT / "tests" / "catalogue" / "wrong" / "crash_on_empty.py",
+    }
+    for name, path in sources.items():
+        # Two copies that differ in text only: with one job, the second is graded from the memo.
+        (klass / f"{name}_1.py").write_text("# one student\n" + path.read_text())
+        (klass / f"{name}_2.py").write_text("# another one\n" + path.read_text())
+    runs = {}
+    for flags in (["--jobs", "1"], ["--jobs", "2", "--no-memo"]):
+        out = tmp_path / flags[-1]
+        run = subprocess.run([str(meteor_kit), "grade", klass, "--out", out, *flags], capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0, run.stderr
+        runs[flags[-1]] = {r["submission"]: r for r in json.loads((out / "results.json").read_text())["submissions"]}
+    memo, fresh = runs["1"], runs["--no-memo"]
+    assert all(memo[f"{name}_2.py"]["from_memo"] == len(memo[f"{name}_2.py"]["tests"]) for name in sources)
+    assert all(r["from_memo"] == 0 for r in fresh.values())
+    for name in fresh:
+        assert memo[name]["tests"] == fresh[name]["tests"], name
+        assert memo[name]["diagnosis"] == fresh[name]["diagnosis"], name
+    assert memo["b_no_clipping_2.py"]["diagnosis"]["mistake"] == "no_clipping"
+    assert memo["a_reference_1.py"]["diagnosis"] is None

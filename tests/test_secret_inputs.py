@@ -21,7 +21,7 @@ from conftest import BIN, KIT_ROOT, load_module
 
 from grader.core import exercise, runner
 from grader.core.submission import LoadError
-from grader.judging.memo import Recorder
+from grader.judging.runs import Guard
 
 EXERCISE = exercise.load(KIT_ROOT)
 
@@ -238,10 +238,10 @@ class Child:
         return 0.0
 
 
-@pytest.mark.parametrize("through_the_memo", [False, True], ids=["sandbox", "recorder"])
-def test_each_stage_after_the_first_gets_a_fresh_child_once(through_the_memo):
+@pytest.mark.parametrize("guarded", [False, True], ids=["sandbox", "guard"])
+def test_each_stage_after_the_first_gets_a_fresh_child_once(guarded):
     child = Child()
-    provider = runner.SubmissionProvider(lambda: Recorder(child) if through_the_memo else child)
+    provider = runner.SubmissionProvider(lambda: Guard(child) if guarded else child)
     for stage in (0, 0, 1, 1, 2):
         provider.get(stage)
     assert child.restarts == 2

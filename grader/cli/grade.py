@@ -15,7 +15,7 @@ from grader.core.safe_text import for_terminal
 from grader.judging import passback, resume, similarity
 from grader.judging.archive import ArchiveError, is_zip, unpacked
 from grader.judging.discovery import SOURCE_LIMIT, Spec, UsageError, prepare
-from grader.judging.grade import Interrupted, Settings, grade_all, helper_note, who
+from grader.judging.grade import Interrupted, Settings, grade_all, helper_note, paths, who
 from grader.judging.intake import discover_all
 from grader.judging.shard import in_shard, parse_shard
 from grader.judging.similarity import InBackground
@@ -305,6 +305,7 @@ def _grade_and_write(args: argparse.Namespace, specs: list[Spec], mode: str) -> 
         "isolation": mode,
         "isolation_note": isolation_note(mode),
         "settings": {"timeout": settings.timeout, "budget": settings.budget, "jobs": args.jobs},
+        "paths": paths(settings),  # which way the tests and the property tests ran (grader/judging/runs.py, replay.py)
         "duration": round(elapsed, 3),
         "interrupted": interrupted or cut,
         "shard": list(args.shard) if args.shard else None,
@@ -336,7 +337,7 @@ def _grade_and_write(args: argparse.Namespace, specs: list[Spec], mode: str) -> 
             file=sys.stderr,
         )
         return 130
-    print(summary(results, elapsed, args.out, similar, mode, unwritten))
+    print(summary(results, elapsed, args.out, similar, mode, unwritten, document["paths"]))
     for line in passback.summary(document, done):
         print(line)
     return 1 if unwritten else 0

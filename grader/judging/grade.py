@@ -1,15 +1,15 @@
-"""Class grading: a whole class, each submission jailed, several at a time.
+"""Class grading: a whole class, each submission jailed, several at a time (the worker pool).
 
 Flow: the command (grader/cli/grade.py) names paths; `discover` turns them into submissions;
-worker processes grade them (trusted pytest in the worker, the submission in its sandbox); the
-parent gathers the results, which the command writes as results.json, grades.csv and the rest.
+worker processes grade them (grader.py: trusted pytest in the worker, the submission in its
+sandbox); the parent gathers the results, which the command writes as results.json, grades.csv
+and the rest. How a worker runs the tests is its `Runs` (runs.py): `Memoized` unless --no-memo
+says `Plain`, or the memoized side is not there; this module alone chooses (pyproject.toml's
+import-linter contract).
 """
 
 from __future__ import annotations
 
-import ast
-import gc
-import hashlib
 import itertools
 import multiprocessing
 import os
@@ -19,338 +19,62 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 
-from grader.core import exercise, runner
+from grader.core import replay, runner
 from grader.core.safe_text import clean, path_text
-from grader.core.submission import SUBMISSION_FILENAME, LoadError
-from grader.judging.discovery import SOURCE_LIMIT, Prepared, Spec, UsageError, discover, prepare  # noqa: F401 - discover: cli/autograder.py
-from grader.judging.memo import Memo, Profile, Recorder, Trace, Walk, confirm, full_run, pack
-from grader.judging.partial_run import Catalogue, catalogue, prepare_before_fork, run_tests
+from grader.core.tuning import EXTRA_WORKER_MEMORY, EXTRA_WORKERS, EXTRA_WORKERS_UNREAD, GRACE, POOL_LONGEST, POOL_POLL
+from grader.judging.discovery import Spec, UsageError, discover  # noqa: F401 - cli/autograder.py, the tests
+from grader.judging.grader import Grader
+from grader.judging.partial_run import Catalogue, catalogue, prepare_before_fork
+from grader.judging.runs import Deferred, Plain, Runs, Settings
 from grader.reports.progress import Progress
-from grader.sandbox.host import Jail, SandboxedSubmission
 
-# A worker that overruns what its submission may legitimately take by this much is killed (the
-# grader's own safety net). What it may take (`_longest`): its run, the memo's check (up to twice
-# the time the run used), and a full run if the check fails.
-GRACE = 60.0
-# Workers beyond --jobs, for submissions that are only waiting on a hanging call: as many as the
-# memory allows (a worker and its jail took up to 160 MB here), at most EXTRA_WORKERS. With the
-# default budget a hanging file holds its worker 60 s; with 8 and the class's ten hanging files
-# graded first, they held every worker, and the other files waited for them.
-EXTRA_WORKERS = 32
-EXTRA_WORKER_MEMORY = 256 * 2**20  # bytes of memory available for each extra worker, at least
+try:
+    from grader.judging.memoized import Memoized
+except ModuleNotFoundError as missing:  # the memoized side is an acceleration: without it, every class is graded Plain
+    if missing.name != "grader.judging.memoized":
+        raise
+    Memoized = None  # type: ignore[assignment,misc]
 
 
-class Deferred(Exception):
-    """Another worker is exploring the same new behaviour: grade this submission once it has (from the memo)."""
+def runs_for(settings: Settings, tests: Catalogue) -> Runs:
+    """How a worker runs each submission's tests: through the memo unless --no-memo, or the memoized side is not there."""
+    if settings.memo and Memoized is not None:
+        return Memoized(settings, tests)
+    return Plain(settings, tests)
 
 
-@dataclass(frozen=True)
-class Settings:
-    """What a class is graded with: the exercise, and the limits; the workers get it as they fork."""
-
-    exercise: exercise.Exercise
-    timeout: float
-    budget: float
-    memo: bool = True
-
-
-# ---------------------------------------------------------------- grading one submission
-
-
-class Grader:
-    """Grades submissions one after another in this (trusted) process, remembering behaviours."""
-
-    def __init__(self, settings: Settings, tests: Catalogue):
-        self.settings = settings
-        self.tests = tests
-        self.memo = Memo()
-        self.ex = settings.exercise
-        self.jail: Jail | None = None  # one jail for all this grader's submissions, one at a time
-        self.on_slow: Callable[[], None] | None = None
-        # Asked with a new behaviour's key before it is run for real: False means another worker
-        # is running the same one now, and this submission waits for what it learns (Deferred).
-        self.on_explore: Callable[[str], bool] | None = None
-        self._source = ""
-        self._template = {t["name"]: t for t in tests.template}
-
-    def close(self) -> None:
-        if self.jail is not None:
-            self.jail.close()
-            self.jail = None
-
-    def grade(self, spec: Spec) -> tuple[dict, list[Trace | Profile]]:
-        prepared = prepare(spec)
-        self._source = prepared.source or ""
-        result, traces = self._grade(spec, prepared)
-        # The code as graded, for the class report's side-by-side view (a notebook's code cells).
-        result["source"] = prepared.source[:SOURCE_LIMIT] if prepared.source else None
-        if prepared.note:
-            result["note"] = prepared.note
-        return result, traces
-
-    def _grade(self, spec: Spec, prepared: Prepared) -> tuple[dict, list[Trace | Profile]]:
-        started = time.monotonic()
-        if prepared.problem:
-            return self._unloadable(spec.name, prepared.problem, started), []
-        if self.jail is None:
-            self.jail = Jail()
-        try:
-            # One file name for every submission's tracebacks: a crash that two students share
-            # then reads the same, and the memo can recognise it.
-            sandbox = SandboxedSubmission(
-                spec.path,
-                self.ex.function,
-                self.settings.timeout,
-                source=prepared.source,
-                filename=SUBMISSION_FILENAME,
-                budget=self.settings.budget,
-                signature=self.ex.signature,
-                jail=self.jail,
-                modules=prepared.modules,
-            )
-            sandbox.on_slow = self.on_slow
-        except LoadError as exc:
-            message = str(exc)
-            if prepared.notebook is not None:
-                message = prepared.notebook.relabel(message)
-            return self._unloadable(spec.name, message, started), []
-        try:
-            report, traces, remembered = self._run(spec.name, sandbox)
-            result = report.as_json()
-            result["duration"] = round(time.monotonic() - started, 3)
-            result["from_memo"] = remembered
-            result["diagnosis"] = _diagnosis(self.ex, sandbox, result)
-            return result, traces
-        finally:
-            sandbox.close()
-
-    def _run(self, name: str, sandbox: SandboxedSubmission) -> tuple[runner.Report, list[Trace | Profile], int]:
-        """The verdicts, and what the memo learned from them (to share with the other workers).
-
-        Stage by stage (Exercise.stages): the public tiers in the child just loaded, then each tier
-        whose inputs are secret in a fresh child, so no child that saw a secret input answers a
-        public test. Each stage is walked through the memo and checked as a full run of it would be.
-        """
-        known: dict[str, runner.TestResult] = {}
-        traces: list[Trace] = []
-        paths: dict[str, list[str]] = {}  # this submission's profile: the answer keys along each test's path
-        remembered, status, message = 0, "graded", ""
-        walk: Walk | None = None
-        explored = False  # a test ran for real: it answered something new
-        for number, names in enumerate(self.tests.stages):
-            if number and not self._next_stage(sandbox, names, known):
-                continue
-            if not self.settings.memo:
-                status, message, _, _ = self._run_for_real(sandbox, names, known, None, None)
-            else:
-                # What the last stage's walk learned of this submission (the kinds it answers like) holds here too.
-                walk = self.memo.walk(sandbox, names, walk)
-                stage = self._remembered(name, sandbox, number, walk, known, explored)
-                if stage is None:
-                    # Its answers depend on the calls it had before (a counter, a cache...): verdicts pieced
-                    # together from remembered runs are not those of a full run. It gets a full run.
-                    status, message, known, learned = self._full_run(sandbox)
-                    return self._report(name, status, message, known), learned, 0
-                status, message, ran = stage
-                remembered += len(walk.known)
-                explored = explored or bool(walk.missing)
-                traces += ran
-                paths.update(walk.paths)
-                paths.update({t.test: [c.answer for c in t.calls] for t in ran})
-            if status != "graded":
-                break
-        learned: list[Trace | Profile] = list(traces)
-        if walk is not None and status == "graded" and (explored or walk.surprised):
-            # A new kind of behaviour (or a new mix of known ones): later ones like it replay in few batches.
-            profile = Profile(paths)
-            self.memo.add_profile(profile)
-            if learned:
-                learned.append(profile)
-        return self._report(name, status, message, known), learned, remembered
-
-    def _report(self, name: str, status: str, message: str, known: dict[str, runner.TestResult]) -> runner.Report:
-        """The verdicts in `known`, as reports list them (Catalogue.template)."""
-        ordered = [known.pop(n) for n in self.tests.names if n in known] + list(known.values())
-        return runner.Report(name, status, message, runner.scored(self.ex, ordered))
-
-    def _next_stage(self, sandbox: SandboxedSubmission, names: list[str], known: dict[str, runner.TestResult]) -> bool:
-        """A fresh child for the stage of `names`, as a full run starts one; False (each test's verdict in
-        `known`) when the budget is spent or the submission no longer loads."""
-        spent = sandbox.spent()
-        error = None if spent else runner.fresh_child(sandbox)
-        if spent is None and error is None:
-            return True
-        status, why = ("not_run", spent) if spent else ("error", f"{runner.LOAD_PREFIX}{error}")
-        for test in names:
-            known[test] = runner.TestResult(
-                **{**self._template[test], "status": status, "message": why, "output": "", "score": 0.0}
-            )
-        return False
-
-    def _remembered(
-        self, name: str, sandbox: SandboxedSubmission, number: int, walk: Walk, known: dict, explored: bool
-    ) -> tuple[str, str, list[Trace]] | None:
-        """One stage after its walk: (status, message, the traces its real run taught the memo); None
-        when its verdicts are not those of a full run.
-
-        `explored`: an earlier stage ran tests for real already, so this submission waits for no other.
-        """
-        known.update(walk.known)
-        missing = walk.missing
-        # A submission that hung does not wait for another that hung alike: what that one teaches
-        # the memo saves no time, for each timeout is waited for again (the memo never assumes one).
-        if missing and not walk.hung and not explored and self.on_explore is not None:
-            if not self.on_explore(self._behaviour(walk, number)):
-                raise Deferred(name)
-        status, message, recorder, ran = "graded", "", None, []
-        if missing:
-            # In the child the walk asked, or the one just loaded: no fresh one (see _run_for_real).
-            status, message, recorder, ran = self._run_for_real(sandbox, missing, known, walk.prefixes, self.memo.ahead)
-        if status == "graded" and not self._as_a_full_run(sandbox, recorder, walk, walk.tests):
-            return None
-        learned: list[Trace] = []
-        if status == "graded" and recorder is not None and not self.memo.full:
-            learned = recorder.traces(ran)
-            for trace in learned:
-                self.memo.add(trace)
-        return status, message, learned
-
-    def _full_run(self, sandbox: SandboxedSubmission) -> tuple[str, str, dict[str, runner.TestResult], list[Trace | Profile]]:
-        """Every stage run for real from a fresh child, the whole budget again: (status, message, verdicts, traces learned)."""
-        sandbox.start_over()  # a full run does not pay for the runs before it
-        known: dict[str, runner.TestResult] = {}
-        learned: list[Trace | Profile] = []
-        status, message = "graded", ""
-        for number, names in enumerate(self.tests.stages):
-            if number and not self._next_stage(sandbox, names, known):
-                continue
-            status, message, recorder, ran = self._run_for_real(sandbox, names, known, None, None)
-            if status != "graded":
-                break
-            if not self.memo.full:
-                traces = recorder.traces(ran)
-                for trace in traces:
-                    self.memo.add(trace)
-                learned += traces
-        return status, message, known, learned
-
-    def _behaviour(self, walk: Walk, stage: int) -> str:
-        """A key for the new behaviour the replay just met in `stage`: equal for submissions that answered every call alike.
-
-        Before the memo made any call, the code itself: copies that differ only in comments and layout.
-        """
-        if not walk.paths and not walk.prefixes:
-            try:
-                what = ast.dump(ast.parse(self._source))
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                what = self._source
-        else:
-            prefixes = {t: [(c, a.key()) for c, a in calls] for t, calls in walk.prefixes.items()}
-            what = repr((sorted(walk.paths.items()), sorted(prefixes.items()), walk.missing))
-        return hashlib.sha256(f"{stage}\0{what}".encode("utf-8", "surrogatepass")).hexdigest()
-
-    def _run_for_real(
-        self,
-        sandbox: SandboxedSubmission,
-        missing: list[str],
-        known: dict[str, runner.TestResult],
-        prefixes: dict | None,
-        ahead: Callable[[str, int, int], list[list]] | None,
-    ) -> tuple[str, str, Recorder, list[runner.TestResult]]:
-        """Run the `missing` tests (of one stage) through pytest, in the child the sandbox has; their verdicts go into `known`.
-
-        The first run of a stage goes on in the child it has: one just loaded (the first stage, or
-        without the memo), one the walk left fresh after a timeout or a crash (as a full run would
-        be then), or one the walk asked other calls, and then the memo's check asks a fresh child a
-        full run's calls from where the walk left a full run's order (Walk.deviation), so the
-        verdicts stand only if a full run gives them. A fresh child there cost 0.02-0.03 s of each
-        new behaviour.
-        """
-        recorder = Recorder(sandbox, prefixes, ahead)
-        try:
-            outcome, _ = run_tests(self.ex, lambda: recorder, [self.tests.nodeids[n] for n in missing], stop=sandbox.spent)
-        finally:
-            recorder.finish()
-        for test in outcome.tests:
-            known[test.name] = test
-        spent = sandbox.spent()
-        if outcome.status == "graded" and spent:
-            # The run stopped once the budget was spent: the tests after it were not run.
-            for test in missing:
-                if test not in known:
-                    known[test] = runner.TestResult(
-                        **{**self._template[test], "status": "not_run", "message": spent, "output": "", "score": 0.0}
-                    )
-        return outcome.status, outcome.message, recorder, outcome.tests
-
-    def _as_a_full_run(self, sandbox: SandboxedSubmission, recorder: Recorder | None, walk: Walk, names: list[str]) -> bool:
-        """Whether the memo's verdicts for the stage of `names` are those a full run gives (see memo.confirm)."""
-        deviations = [walk.deviation] if walk.deviation is not None else []
-        if recorder is not None and recorder.deviation is not None:
-            test, made = recorder.deviation
-            # The real run's batch sent ahead, in part unasked (a test it cannot place: the whole run).
-            deviations.append((names.index(test), made) if test in names else (0, 0))
-        if not deviations:
-            return True  # every call reached one child in a full run's order
-        if walk.missing == names and not walk.prefixes and recorder is not None and recorder.deviation is None:
-            return True  # every test ran for real, from a fresh child: that was a full run
-        paths = {**(recorder.answers if recorder is not None else {}), **walk.walked}
-        steps, deviation = full_run(names, paths, min(deviations))
-        # Asking again costs about what asking did the first time: more than twice that, and it is not trusted.
-        return confirm(sandbox, steps, deviation, 2 * sandbox.used() + 1.0)
-
-    def _unloadable(self, name: str, reason: str, started: float) -> dict:
-        report = runner.Report.could_not_load(name, reason, self.tests.template)
-        report.duration = round(time.monotonic() - started, 3)
-        result = report.as_json()
-        result["from_memo"] = 0
-        result["diagnosis"] = None
-        return result
+def paths(settings: Settings) -> dict[str, str]:
+    """Which way this run's tests and property tests run, as results.json and the summary say it."""
+    tests = "memoized" if settings.memo and Memoized is not None else "plain"
+    return {"tests": tests, **replay.path()}
 
 
 def _extra_workers() -> int:
-    """How many workers beyond --jobs may wait on hanging calls: see EXTRA_WORKERS."""
+    """How many workers beyond --jobs may wait on hanging calls: as many as the memory allows (tuning.EXTRA_WORKERS)."""
     try:
         with open("/proc/meminfo") as f:
             available = next(int(line.split()[1]) * 1024 for line in f if line.startswith("MemAvailable:"))
     except (OSError, StopIteration, ValueError, IndexError):
-        return 4  # what it was before the memory was read
+        return EXTRA_WORKERS_UNREAD
     return max(1, min(EXTRA_WORKERS, available // EXTRA_WORKER_MEMORY))
 
 
 def _longest(budget: float) -> float:
-    """Seconds a worker may legitimately take on one submission: see GRACE."""
-    return 4 * budget
-
-
-def _diagnosis(ex: exercise.Exercise, sandbox: SandboxedSubmission, result: dict) -> dict | None:
-    """What misconception explains the failures (None when nothing failed)."""
-    if result["status"] != "graded" or result["passed"] == len(result["tests"]):
-        return None
-    import dataclasses
-
-    from grader.judging.diagnose import diagnose_submission
-
-    try:
-        # A fresh child, as `check` probes it: what the tests asked before cannot change the diagnosis.
-        sandbox.restart()
-        found = diagnose_submission(ex, sandbox, result["tests"])
-    except LoadError:
-        return None
-    if found is None:
-        return None
-    return found.as_json() if hasattr(found, "as_json") else dataclasses.asdict(found)
+    """Seconds a worker may legitimately take on one submission: its run, the memo's check (up to twice the
+    time the run used), and a full run if the check fails (tuning.GRACE is added before it is killed)."""
+    return POOL_LONGEST * budget
 
 
 # ---------------------------------------------------------------- workers
 
 
 def _worker(conn: Connection, settings: Settings, tests: Catalogue, core: int | None = None) -> None:
-    """A grading process: takes (index, spec, new traces) and answers (index, result, traces).
+    """A grading process: takes (index, spec, what other workers learned) and answers (index, result, what it learned).
 
-    Traces travel packed (`memo.pack`), as bytes the parent passes on to the other workers without
-    reading them: unpickled and pickled again there, they took half the parent's CPU (0.9 s of 2 s
-    on the 290 diverse files that do not hang), which it takes from the cores the workers compute on.
+    What a worker learned travels packed (Ran.learned), as bytes the parent passes on to the other
+    workers without reading them: unpickled and pickled again there, the memo's traces took half the
+    parent's CPU (0.9 s of 2 s on the 290 diverse files that do not hang), which it takes from the
+    cores the workers compute on.
 
     `core`: the one CPU it and its jail run on. A worker and its jail take turns (a call, an
     answer): on one core each turn is a switch on that core, where on two it is a wakeup sent
@@ -363,7 +87,7 @@ def _worker(conn: Connection, settings: Settings, tests: Catalogue, core: int | 
             os.sched_setaffinity(0, {core})
         except OSError:
             pass
-    grader = Grader(settings, tests)
+    grader = Grader(settings, tests, runs_for(settings, tests))
 
     def stop(*_: object) -> None:
         # The parent ends a busy worker with SIGTERM when the run is interrupted. An exception
@@ -390,34 +114,18 @@ def _worker(conn: Connection, settings: Settings, tests: Catalogue, core: int | 
                 return
             index, spec, traces = task
             grader.on_slow = lambda: conn.send(("slow", index))
-            grader.on_explore = explore(index)
-            _learn(grader.memo, traces)
+            grader.runs.on_explore = explore(index)
+            grader.runs.learn(traces)
             try:
                 result, new = grader.grade(spec)
             except Deferred:
                 conn.send(("deferred", index))
                 continue
             except Exception as exc:
-                result, new = _grader_failed(spec.name, tests.template, f"{type(exc).__name__}: {exc}"), []
-            conn.send((index, result, pack(new) if new else None))
+                result, new = _grader_failed(spec.name, tests.template, f"{type(exc).__name__}: {exc}"), None
+            conn.send((index, result, new))
     finally:
         grader.close()
-
-
-def _learn(memo: Memo, traces: list[bytes]) -> None:
-    """Learn the other workers' new traces, then keep the garbage collector off everything this worker holds.
-
-    The memo only grows (a worker of the diverse class of 500 ends with about 80,000 nodes,
-    each a few dicts and a set), and each full collection looked at all of it: 2.1-2.2 s of
-    the 6.4-7 s of CPU each of the two workers used, most of it while learning. So before
-    each submission what the last one left in cycles is collected (a collection now looks only
-    at what came since the last freeze), and everything left is frozen: never looked at
-    again, still freed when nothing refers to it.
-    """
-    gc.collect()
-    for batch in traces:
-        memo.learn_packed(batch)
-    gc.freeze()
 
 
 def _grader_failed(name: str, template: list[dict], why: str) -> dict:
@@ -570,7 +278,7 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
                 slot.seen = len(traces)
                 slot.since = time.monotonic()
                 slot.conn.send(slot.task)
-            ready = wait([s.conn for s in slots if s.task is not None], timeout=1.0)
+            ready = wait([s.conn for s in slots if s.task is not None], timeout=POOL_POLL)
             for slot in list(slots):
                 if slot.task is None:
                     continue

@@ -138,12 +138,15 @@ def summary(
     similar: list[dict] | None = None,
     isolation: str = "",
     unwritten: list[dict] | None = None,
+    paths: dict | None = None,
 ) -> str:
     """The score distribution and the tests the class failed most often (counts as in report.html)."""
     counts = tally(results)
     lines = [f"graded {len(results)} submission(s) in {elapsed:.1f} s ({len(results) / max(elapsed, 1e-9):.1f}/s)"]
     if isolation:
         lines.append(ISOLATION_LINES.get(isolation, f"isolation: {_visible(isolation)}"))
+    if paths:
+        lines.append(ran_as(paths))
     errors = [r for r in results if category(r) in ("never_loaded", "grader_error")]
     if errors:
         lines.append(f"{len(errors)} could not be graded (see their message in results.json):")
@@ -187,6 +190,15 @@ def summary(
         )
     lines.append(written(out, unwritten))
     return "\n".join(lines)
+
+
+def ran_as(paths: dict) -> str:
+    """Which way the tests ran (results.json's `paths`): "tests: memoized; property tests: replay (hypothesis 6.155.2)"."""
+    why = f", {paths['why']}" if paths.get("why") else ""
+    return (
+        f"tests: {paths.get('tests', '?')}; property tests: {paths.get('property_tests', '?')} "
+        f"(hypothesis {paths.get('hypothesis', '?')}{why})"
+    )
 
 
 def written(out: Path, unwritten: list[dict] | None = None) -> str:

@@ -38,29 +38,20 @@ The grader walks each stage of the tests (Exercise.stages) on its own, in its ow
 from __future__ import annotations
 
 import marshal
-import os
 import pickle
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
-from grader.core.runner import TestResult, fresh_child, truncate
-from grader.core.submission import CallsByName, LoadError, SubmissionError
+from grader.core import tuning
+from grader.core.runner import TestResult, truncate
+from grader.core.submission import LoadError
+from grader.core.tuning import AHEAD, SETTLE
+from grader.judging.runs import ENDS_TEST, Guard
 from grader.sandbox.host import Answer, SandboxedSubmission
 
 # A budget that ran out depends on the clock, not on the submission's answers: never remembered.
 UNSTABLE = ("not_run",)
-# Answers after which a test makes no further call (see Recorder): the node they lead to is a leaf.
-ENDS_TEST = ("timeout", "crash")
-# The tree grows with every new behaviour; past this many calls remembered (a few hundred bytes
-# each) it learns no more, so a class of odd submissions cannot grow a worker without bound.
-MAX_NODES = 300_000
-# Seconds a walk waits for the rest of a batch it no longer needs (see Walk.run) before it starts a fresh child instead.
-SETTLE = 0.05
-# Calls a real run sends at most in one batch, ahead of the test asking for them (see Recorder).
-AHEAD = 256
 
 
 @dataclass
@@ -130,7 +121,8 @@ class Memo:
 
     @property
     def full(self) -> bool:
-        return self.nodes >= MAX_NODES
+        """Past tuning.MAX_NODES calls remembered it learns no more: odd submissions cannot grow a worker without bound."""
+        return self.nodes >= tuning.MAX_NODES
 
     def add(self, trace: Trace) -> bool:
         """Insert a test's run; False if it contradicts the tree (the run was not deterministic) or the tree is full."""
@@ -516,18 +508,8 @@ def confirm(sandbox: SandboxedSubmission, steps: list[tuple[list, Answer]], devi
     return True
 
 
-def current_test() -> str:
-    """The running test's name, from the variable pytest keeps up to date."""
-    nodeid = os.environ.get("PYTEST_CURRENT_TEST", "")
-    return nodeid.split("::")[-1].rsplit(" (", 1)[0]
-
-
-class Recorder(CallsByName):
-    """Stands in for the sandbox during a real run and writes down every call and answer, per test.
-
-    It also fails a test fast after that test's first timeout or crash: hypothesis would
-    otherwise retry while shrinking, each try costing the whole time limit (or a new
-    process). So such a test is decided by that one call, which is what the memo remembers.
+class Recorder(Guard):
+    """The sandbox as a real run sees it (a Guard), writing down every call and answer, per test, for the memo.
 
     Calls go to the sandbox one at a time, a round trip each, except where the memo knows what
     comes next: where a remembered run of this test made the same calls so far (whatever it was
@@ -545,11 +527,10 @@ class Recorder(CallsByName):
         prefixes: dict[str, list[tuple[list, Answer]]] | None = None,
         ahead: Callable[[str, int, int], list[list]] | None = None,
     ):
-        self.sandbox = sandbox
+        super().__init__(sandbox)
         self.calls: dict[str, list[Call]] = {}
         self.answers: dict[str, list[tuple[list, Answer]]] = {}  # the same calls, with whole answers
         self.unstable: set[str] = set()
-        self._hung: dict[str, SubmissionError] = {}
         # Per test, the calls (and answers) the replay already made: the run makes them again
         # first, in the same order, and takes those answers instead of asking the sandbox.
         self._prefixes = dict(prefixes or {})
@@ -559,12 +540,7 @@ class Recorder(CallsByName):
         self._ahead: tuple[str, list[list], Iterator[Answer]] | None = None
         self.deviation: tuple[str, int] | None = None  # (test, calls of it made) where the child first left a full run's order
 
-    def call(self, *args: Any, **kwargs: Any) -> Any:
-        test = current_test()
-        if test in self._hung:
-            error = self._hung[test]
-            raise SubmissionError(error.kind, error.message, error.traceback)
-        call = [list(args), kwargs]
+    def answer(self, test: str, call: list) -> Answer:
         prefix = self._prefixes.get(test)
         made = len(self.calls.get(test, []))
         if self._predict is not None:
@@ -578,14 +554,7 @@ class Recorder(CallsByName):
             self.unstable.add(test)
         self.calls.setdefault(test, []).append(Call(call, answer.key()))
         self.answers.setdefault(test, []).append((call, answer))
-        if answer.output:
-            sys.stdout.write(answer.output)
-        try:
-            return answer.result()
-        except SubmissionError as exc:
-            if exc.kind in ("timeout", "crash"):
-                self._hung[test] = exc
-            raise
+        return answer
 
     def _ask(self, test: str, call: list) -> Answer:
         """The answer to `call` of `test`: from the batch sent ahead, or the sandbox's."""
@@ -623,15 +592,8 @@ class Recorder(CallsByName):
             self.deviation = (test, len(self.calls.get(test, [])))
 
     def restart(self) -> None:
-        """A fresh child for the next stage's tests (runner.SubmissionProvider); LoadError if it does not load."""
         self.finish()
-        error = fresh_child(self.sandbox)
-        if error is not None:
-            raise LoadError(error)
-
-    @property
-    def function(self) -> str:
-        return self.sandbox.function
+        super().restart()
 
     def traces(self, tests: list[TestResult]) -> list[Trace]:
         return [

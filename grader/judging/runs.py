@@ -1,0 +1,174 @@
+"""How `grade` runs one submission's tests: one interface, and `Plain`, the reference every other way must equal.
+
+`Plain` runs the tests for real, stage by stage (Exercise.stages): every public tier in the child
+that loaded the file, then each secret tier in a fresh child of its own, so no child that saw a
+secret input answers a public test. That is what `--no-memo` does, and what `check` and
+`pytest hidden_tests` do through pytest. `Memoized` (grader/judging/memoized/) gives the same
+verdicts faster from what earlier submissions answered; only the worker pool (grade.py) chooses
+it (an import-linter contract), and without it every class is graded `Plain`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from grader.core import exercise, runner
+from grader.core.submission import CallsByName, LoadError, SubmissionError
+from grader.judging.partial_run import Catalogue, run_tests
+from grader.sandbox.host import Answer, SandboxedSubmission
+
+# Answers after which a test makes no further call (see Guard): the test is decided by that one call.
+ENDS_TEST = ("timeout", "crash")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a class is graded with: the exercise, and the limits; the workers get it as they fork."""
+
+    exercise: exercise.Exercise
+    timeout: float
+    budget: float
+    memo: bool = True
+
+
+class Deferred(Exception):
+    """Another worker is exploring the same new behaviour: grade this submission once it has (from the memo)."""
+
+
+@dataclass
+class Ran:
+    """One submission's run: its report, how many verdicts came from the memo, what other workers may learn from it."""
+
+    report: runner.Report
+    from_memo: int = 0
+    learned: bytes | None = None
+
+
+class Runs(ABC):
+    """Runs a submission's tests in its sandbox, in this (trusted) process, one submission after another."""
+
+    path = ""  # how results.json names this way of running them
+
+    def __init__(self, settings: Settings, tests: Catalogue):
+        self.settings = settings
+        self.tests = tests
+        self._template = {t["name"]: t for t in tests.template}
+        # Asked with a new behaviour's key before it is run for real (the pool's): False means
+        # another worker is running the same one now, and this submission waits (Deferred).
+        self.on_explore: Callable[[str], bool] | None = None
+
+    @abstractmethod
+    def run(self, name: str, sandbox: SandboxedSubmission, source: str) -> Ran:
+        """The verdicts of every test, in stages, from the child the sandbox has just loaded."""
+
+    def learn(self, batches: list[bytes]) -> None:
+        """What other workers' runs taught (Ran.learned), before the next submission: nothing, unless it remembers."""
+        return None
+
+    def report(self, name: str, status: str, message: str, known: dict[str, runner.TestResult]) -> runner.Report:
+        """The verdicts in `known`, as reports list them (Catalogue.template)."""
+        ordered = [known.pop(n) for n in self.tests.names if n in known] + list(known.values())
+        return runner.Report(name, status, message, runner.scored(self.settings.exercise, ordered))
+
+    def next_stage(self, sandbox: SandboxedSubmission, names: list[str], known: dict[str, runner.TestResult]) -> bool:
+        """A fresh child for the stage of `names`, as a full run starts one; False (each test's verdict in
+        `known`) when the budget is spent or the submission no longer loads."""
+        spent = sandbox.spent()
+        error = None if spent else runner.fresh_child(sandbox)
+        if spent is None and error is None:
+            return True
+        status, why = ("not_run", spent) if spent else ("error", f"{runner.LOAD_PREFIX}{error}")
+        for test in names:
+            known[test] = self._unrun(test, status, why)
+        return False
+
+    def run_stage(
+        self, sandbox: SandboxedSubmission, names: list[str], known: dict[str, runner.TestResult], caller: Guard
+    ) -> tuple[str, str, list[runner.TestResult]]:
+        """Run the tests `names` for real in the child the sandbox has, `caller` standing in for it; their verdicts go into `known`.
+
+        Returns the run's status and message, and the verdicts it gave.
+        """
+        outcome, _ = run_tests(self.settings.exercise, lambda: caller, [self.tests.nodeids[n] for n in names], stop=sandbox.spent)
+        for test in outcome.tests:
+            known[test.name] = test
+        spent = sandbox.spent()
+        if outcome.status == "graded" and spent:
+            # The run stopped once the budget was spent: the tests after it were not run.
+            for test in names:
+                if test not in known:
+                    known[test] = self._unrun(test, "not_run", spent)
+        return outcome.status, outcome.message, outcome.tests
+
+    def _unrun(self, test: str, status: str, why: str) -> runner.TestResult:
+        return runner.TestResult(**{**self._template[test], "status": status, "message": why, "output": "", "score": 0.0})
+
+
+class Plain(Runs):
+    """Every test run for real, stage by stage: the reference."""
+
+    path = "plain"
+
+    def run(self, name: str, sandbox: SandboxedSubmission, source: str) -> Ran:
+        known: dict[str, runner.TestResult] = {}
+        status, message = "graded", ""
+        for number, names in enumerate(self.tests.stages):
+            if number and not self.next_stage(sandbox, names, known):
+                continue
+            status, message, _ = self.run_stage(sandbox, names, known, Guard(sandbox))
+            if status != "graded":
+                break
+        return Ran(self.report(name, status, message, known))
+
+
+def current_test() -> str:
+    """The running test's name, from the variable pytest keeps up to date (direct_run keeps it too)."""
+    nodeid = os.environ.get("PYTEST_CURRENT_TEST", "")
+    return nodeid.split("::")[-1].rsplit(" (", 1)[0]
+
+
+class Guard(CallsByName):
+    """The sandbox as the tests call it in `grade`: a test is decided by its first timeout or crash.
+
+    Hypothesis would otherwise retry while shrinking, each try costing the whole time limit (or a
+    new process); so every later call of that test fails at once, as the first did.
+    """
+
+    def __init__(self, sandbox: SandboxedSubmission):
+        self.sandbox = sandbox
+        self._hung: dict[str, SubmissionError] = {}
+
+    def call(self, *args: Any, **kwargs: Any) -> Any:
+        test = current_test()
+        if test in self._hung:
+            error = self._hung[test]
+            raise SubmissionError(error.kind, error.message, error.traceback)
+        call = [list(args), kwargs]
+        answer = self.answer(test, call)
+        if answer.output:
+            sys.stdout.write(answer.output)
+        try:
+            return answer.result()
+        except SubmissionError as exc:
+            if exc.kind in ENDS_TEST:
+                self._hung[test] = exc
+            raise
+
+    def answer(self, test: str, call: list) -> Answer:
+        """The submission's answer to `call`, made by `test`."""
+        return next(self.sandbox.evaluate([call]))
+
+    def restart(self) -> None:
+        """A fresh child for the next stage's tests (runner.SubmissionProvider); LoadError if it does not load."""
+        error = runner.fresh_child(self.sandbox)
+        if error is not None:
+            raise LoadError(error)
+
+    @property
+    def function(self) -> str:
+        return self.sandbox.function

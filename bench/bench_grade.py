@@ -1,7 +1,8 @@
 """Benchmark of `meteor-kit grade`: a class graded with --jobs 2, against the obvious loop, in the same run.
 
     .venv/bin/python bench/bench_grade.py [--class memo|diverse|copies] [--size 500] [--sample 12]
-                                          [--timeout 1] [--budget 5]
+                                          [--timeout 1] [--budget 5] [--kit-defaults]
+                                          [--variant LABEL=SPEC ... --rounds N]
 
 Three shapes of class (bench/mutants.py writes the last two):
 - `memo` (the default): correct solutions, a few common bugs, as a class has, and 3 that hang;
@@ -14,6 +15,14 @@ the same class (it is slow) and scaled to a rate. Both figures come from the sam
 same machine, so their ratio holds even when the machine is busy. Prints the figures with the
 load average and the number of distinct behaviours (distinct verdict vectors), and writes
 bench/out/bench_grade[_SHAPE].json.
+
+With `--variant`, the class is graded instead by each variant in turn, `--rounds` times,
+interleaved (A B, then B A), with no pytest loop: the way to measure one mechanism on and off in
+one session. A variant's SPEC is its code, then `;`-separated variables and `grade` options:
+`.` (this tree), `rev:REV` (a git revision) or a folder holding the kit's code, as in
+`--variant memo=. --variant plain=.;--no-memo --variant shrunk=.;KIT_COUNTEREXAMPLE=shrunk`.
+Each variant's results are compared with the first's (statuses, scores, messages, output,
+diagnoses), and bench/out/bench_grade_variants_SHAPE.json gets every round's time.
 """
 
 from __future__ import annotations
@@ -22,7 +31,9 @@ import argparse
 import json
 import os
 import random
+import shlex
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -149,16 +160,18 @@ def pytest_loop(paths: list[Path], budget: float, limit: float) -> float:
     return (time.perf_counter() - started) / len(paths)
 
 
-def grade_class(klass: Path, out: Path, options: list[str], kit: Path | None) -> tuple[float, str, int]:
+def grade_class(
+    klass: Path, out: Path, options: list[str], kit: Path | None, variables: dict[str, str] | None = None
+) -> tuple[float, str, int]:
     """Seconds `meteor-kit grade` took on the class, its summary and peak memory; `kit`: another revision's code."""
     command = [str(BIN / "meteor-kit"), "grade", str(klass), "--out", str(out), *options]
-    env = None
+    env = {**os.environ, **variables} if variables else None
     if kit is not None:
         # That revision's package ahead of the installed one (an editable install's finder comes last,
         # and `-c` puts the working directory first: run from the revision's folder).
         entry = "import sys; from grader.cli.main import main; sys.exit(main())"
         command = [str(BIN / "python"), "-c", entry, *command[1:]]
-        env = {**os.environ, "PYTHONPATH": str(kit)}
+        env = {**os.environ, **(variables or {}), "PYTHONPATH": str(kit)}
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env, cwd=kit or ROOT)
     memory = PeakMemory(process.pid)
@@ -167,13 +180,99 @@ def grade_class(klass: Path, out: Path, options: list[str], kit: Path | None) ->
     return seconds, summary, memory.stop()
 
 
-def warm_up(klass: Path, out: Path, options: list[str], kit: Path | None) -> None:
+def warm_up(klass: Path, out: Path, options: list[str], kit: Path | None, variables: dict[str, str] | None = None) -> None:
     """Grade one file of the class, untimed, so that neither timed run draws the examples it replays."""
     one = out / "class"
     one.mkdir(parents=True)
     first = sorted(klass.iterdir())[0]
     shutil.copy(first, one / first.name)
-    grade_class(one, out / "out", options, kit)
+    grade_class(one, out / "out", options, kit, variables)
+
+
+def unpacked(revision: str, into: Path) -> Path:
+    """A git revision's code, in `into`."""
+    into.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    return into
+
+
+def variant(text: str, work: Path) -> tuple[str, Path | None, dict[str, str], list[str]]:
+    """LABEL=SPEC as (label, its code or None for this tree, its variables, its grade options)."""
+    label, _, spec = text.partition("=")
+    source, *rest = spec.split(";")
+    kit = (
+        None
+        if source in ("", ".")
+        else unpacked(source[4:], work / f"kit_{label}")
+        if source.startswith("rev:")
+        else Path(source)
+    )
+    variables = dict(part.split("=", 1) for part in rest if part and not part.startswith("-"))
+    options = [word for part in rest if part.startswith("-") for word in shlex.split(part)]
+    return label, kit, variables, options
+
+
+def same_results(a: list[dict], b: list[dict]) -> list[str]:
+    """The submissions whose verdicts, scores, messages, output or diagnosis differ between two runs."""
+
+    def grade(result: dict) -> tuple:
+        tests = [(t["name"], t["status"], t["score"], t["message"], t["output"]) for t in result["tests"]]
+        return result["status"], result["message"], result["score"], tests, result.get("diagnosis")
+
+    return [x["submission"] for x, y in zip(a, b) if grade(x) != grade(y)]
+
+
+def compare_variants(args: argparse.Namespace, klass: Path, work: Path, options: list[str]) -> None:
+    """Grade the class with each variant, interleaved, `args.rounds` times; print and write the figures."""
+    variants = [variant(text, work) for text in args.variant]
+    for label, kit, variables, extra in variants:
+        warm_up(klass, work / f"warm_{label}", options + extra, kit, variables)
+    size = len(list(klass.iterdir()))
+    seconds: dict[str, list[float]] = {label: [] for label, *_ in variants}
+    differ: dict[str, list[str]] = {}
+    first: list[dict] | None = None
+    loads = [round(os.getloadavg()[0], 2)]
+    for round_ in range(args.rounds):
+        for label, kit, variables, extra in variants if round_ % 2 == 0 else variants[::-1]:
+            out = work / f"out_{label}_{round_}"
+            took, _, _ = grade_class(klass, out, options + extra, kit, variables)
+            seconds[label].append(round(took, 2))
+            results = json.loads((out / "results.json").read_text())["submissions"]
+            if label == variants[0][0] and first is None:
+                first = results
+            elif first is not None and label != variants[0][0]:
+                differ.setdefault(label, [])
+                differ[label] += [name for name in same_results(first, results) if name not in differ[label]]
+            shutil.rmtree(out, ignore_errors=True)
+            print(f"round {round_ + 1} {label}: {took:.2f} s (load {os.getloadavg()[0]:.2f})", flush=True)
+        loads.append(round(os.getloadavg()[0], 2))
+    base = statistics.median(seconds[variants[0][0]])
+    figures = {
+        "class": args.shape,
+        "submissions": size,
+        "options": options,
+        "rounds": args.rounds,
+        "load_average": loads,
+        "variants": {
+            label: {
+                "spec": text.partition("=")[2],
+                "seconds": seconds[label],
+                "median_seconds": statistics.median(seconds[label]),
+                "per_second": round(size / statistics.median(seconds[label]), 2),
+                "time_vs_first": round(statistics.median(seconds[label]) / base, 3),
+                "results_differ_from_first": differ.get(label, []),
+            }
+            for (label, *_), text in zip(variants, args.variant)
+        },
+    }
+    for label, row in figures["variants"].items():
+        print(
+            f"{label:>16}: median {row['median_seconds']:.2f} s ({row['per_second']}/s), {row['time_vs_first']:.3f}x the first's time, "
+            f"rounds {row['seconds']}, {len(row['results_differ_from_first'])} results differ"
+        )
+    (ROOT / "bench" / "out").mkdir(exist_ok=True)
+    (ROOT / "bench" / "out" / f"bench_grade_variants_{args.shape}.json").write_text(json.dumps(figures, indent=2) + "\n")
 
 
 def behaviours(results: list[dict]) -> int:
@@ -189,7 +288,10 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=1.0)
     parser.add_argument("--budget", type=float, default=5.0)
+    parser.add_argument("--kit-defaults", action="store_true", help="grade with the exercise's own timeout and budget")
     parser.add_argument("--baseline", metavar="REV", help="also grade the class with this git revision's code, in the same run")
+    parser.add_argument("--variant", action="append", metavar="LABEL=SPEC", help="grade with each variant instead (see above)")
+    parser.add_argument("--rounds", type=int, default=2, help="with --variant: rounds of every variant")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench_grade."))
     try:
@@ -198,15 +300,17 @@ def main() -> None:
         counts = write_class(args.shape, klass, args.size)
         size = len(list(klass.iterdir()))
         out = work / "out"
-        options = ["--jobs", str(args.jobs), "--timeout", str(args.timeout), "--budget", str(args.budget)]
+        options = ["--jobs", str(args.jobs)]
+        if not args.kit_defaults:
+            options += ["--timeout", str(args.timeout), "--budget", str(args.budget)]
+        if args.variant:
+            compare_variants(args, klass, work, options)
+            return
         load_before = os.getloadavg()
         baseline = None
         if args.baseline:
             # The same class graded by an earlier revision first, so the two share the machine's minute.
-            kit = work / "baseline"
-            kit.mkdir()
-            archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.baseline], capture_output=True, check=True)
-            subprocess.run(["tar", "-x", "-C", str(kit)], input=archive.stdout, check=True)
+            kit = unpacked(args.baseline, work / "baseline")
             # Untimed first: a fresh copy has no build/cache, and its first grade draws the property
             # tests' examples (seconds, once per kit version) that the working tree has drawn already.
             warm_up(klass, work / "warm_baseline", options, kit)

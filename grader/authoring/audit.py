@@ -98,11 +98,11 @@ def run(ex: exercise.Exercise, options: Options, stream: TextIO) -> Audit:
     say: Callable[[str], None] = lambda line: print(f"audit: {line}", file=stream, flush=True)  # noqa: E731
     entries = catalogue.read(options.catalogue) if options.catalogue else []
     with tempfile.TemporaryDirectory(prefix="meteor-kit-audit.") as folder:
-        say(f"grading the reference{f' and {len(entries)} catalogue files' if entries else ''} as submissions...")
+        say(f"grading the reference{f' and {len(entries)} catalogue files' if entries else ''} as any submission...")
         clock = time.monotonic()
         files = {REFERENCE: ex.root / REFERENCE, **{f"catalogue/{e.name}": e.path for e in entries}}
         graded = strength.grade_files(ex, files, ex.call_timeout, ex.budget, options.jobs, stream)
-        checks = [_reference(graded[REFERENCE], time.monotonic() - clock)]
+        checks = [reference_check(graded[REFERENCE], time.monotonic() - clock)]
         reference_ok = checks[0].status == PASS
         made = mutants({"reference.py": (ex.root / REFERENCE).read_text(encoding="utf-8")})
         mutant_results: dict[str, dict] = {}
@@ -118,17 +118,19 @@ def run(ex: exercise.Exercise, options: Options, stream: TextIO) -> Audit:
             survivors = [(m, p) for m, (name, p) in zip(made, paths.items()) if strength.full_marks(mutant_results[name])]
             say(f"running {len(survivors)} surviving mutants on {len(pool.inputs)} inputs...")
             judged = strength.judge(ex, ex.root / REFERENCE, survivors, pool.inputs)
-            checks.append(_strength(len(made), mutant_results, judged, pool, time.monotonic() - clock))
+            checks.append(strength_check(len(made), mutant_results, judged, pool, time.monotonic() - clock))
         else:
             pool = None
             checks.append(Check("strength", TITLES["strength"], SKIPPED, "the reference does not pass its own tests"))
     say("grading constants and tables of the visible answers...")
-    checks.append(_timed(lambda: _cheats(ex, pool.answers if pool else None), "cheats"))
-    checks.append(_timed(lambda: _diagnosis(ex, entries, graded, list(mutant_results.values())), "diagnosis"))
-    checks.append(_catalogue(entries, graded) if entries else Check("catalogue", TITLES["catalogue"], SKIPPED, "no --catalogue"))
+    checks.append(_timed(lambda: cheats_check(ex, pool.answers if pool else None), "cheats"))
+    checks.append(_timed(lambda: diagnosis_check(ex, entries, graded, list(mutant_results.values())), "diagnosis"))
+    checks.append(
+        catalogue_check(entries, graded) if entries else Check("catalogue", TITLES["catalogue"], SKIPPED, "no --catalogue")
+    )
     if options.page_url:
         say("running the reference in the page (headless Chromium)...")
-        checks.append(_timed(lambda: _page(ex, str(options.page_url)), "page"))
+        checks.append(_timed(lambda: page_check(ex, str(options.page_url)), "page"))
     else:
         checks.append(Check("page", TITLES["page"], SKIPPED, "no --browser"))
     return Audit(ex.id, ex.title, str(ex.root), checks, round(time.monotonic() - started, 1))
@@ -154,7 +156,7 @@ def _timed(make: Callable[[], Check], name: str) -> Check:
     return check
 
 
-def _reference(result: dict, seconds: float) -> Check:
+def reference_check(result: dict, seconds: float) -> Check:
     tests = result.get("tests", [])
     failed = [t for t in tests if t["status"] != "pass"]
     details = [f"{t['tier']} {t['name']}: {t['status']}: {t['message'][:300]}" for t in failed]
@@ -167,14 +169,18 @@ def _reference(result: dict, seconds: float) -> Check:
     return Check("reference", TITLES["reference"], PASS, reason, seconds=round(seconds, 1))
 
 
-def _strength(count: int, results: dict[str, dict], judged: list, pool: inputs.Pool, seconds: float) -> Check:
+def strength_check(count: int, results: dict[str, dict], judged: list, pool: inputs.Pool, seconds: float) -> Check:
     missed = [s for s in judged if not s.equivalent]
     equivalent = len(judged) - len(missed)
     unloaded = sum(r["status"] != "graded" for r in results.values())
     details = [
         f"{count} mutants: {count - len(judged)} lose points"
         + (f" ({unloaded} of them do not load)" if unloaded else "")
-        + f"; {len(judged)} keep every point: {len(missed)} answer otherwise on some input, {equivalent} likely equivalent",
+        + (
+            f"; {len(judged)} keep every point: {len(missed)} answer otherwise on some input, {equivalent} likely equivalent"
+            if judged
+            else ""
+        ),
         f"inputs compared: {len(pool.inputs)} distinct ({', '.join(f'{n} {k}' for k, n in pool.counts.items())})",
     ]
     survivors = [
@@ -189,11 +195,16 @@ def _strength(count: int, results: dict[str, dict], judged: list, pool: inputs.P
     if missed:
         reason = f"{len(missed)} of {count} mutants keep every point yet answer otherwise: your tests miss them"
         return Check("strength", TITLES["strength"], FAIL, reason, details, survivors, round(seconds, 1))
-    reason = f"all {count} mutants lose points" + (f", but {equivalent} likely equivalent" if equivalent else "")
+    lose = count - len(judged)
+    reason = (
+        f"{lose} of {count} mutants lose points; the other {equivalent} are likely equivalent"
+        if equivalent
+        else f"all {count} mutants lose points"
+    )
     return Check("strength", TITLES["strength"], PASS, reason, details, survivors, round(seconds, 1))
 
 
-def _cheats(ex: exercise.Exercise, answers: dict | None) -> Check:
+def cheats_check(ex: exercise.Exercise, answers: dict | None) -> Check:
     found = cheating.check(ex, answers or {})
     worst = max(found.shares.items(), key=lambda kv: kv[1])
     details = [
@@ -208,7 +219,7 @@ def _cheats(ex: exercise.Exercise, answers: dict | None) -> Check:
     return Check("cheats", TITLES["cheats"], PASS, reason, details)
 
 
-def _diagnosis(ex: exercise.Exercise, entries: list[catalogue.Entry], graded: dict[str, dict], mutated: list[dict]) -> Check:
+def diagnosis_check(ex: exercise.Exercise, entries: list[catalogue.Entry], graded: dict[str, dict], mutated: list[dict]) -> Check:
     if ex.path("trusted") is None:
         return Check("diagnosis", TITLES["diagnosis"], FAIL, "no [seam] trusted in exercise.toml: no models, no diagnosis")
     table = diagnose.browser_table(ex)
@@ -233,7 +244,7 @@ def _diagnosis(ex: exercise.Exercise, entries: list[catalogue.Entry], graded: di
         f"{len(table['models'])} models and {len(table['pairs'])} pairs, each named from its answers on {len(table['probes'])} probes"
     ]
     if mistakes:
-        ways = ", ".join(f"by {way} {n}" for way, n in sorted(how.items()))
+        ways = ", ".join(f"by their {way} {n}" for way, n in sorted(how.items()))
         details.append(f"catalogue: {named} of {len(mistakes)} MISTAKE files named" + (f" ({ways})" if ways else ""))
     share = ""
     failing, diagnosed, kinds = strength.diagnosed(mutated)
@@ -248,7 +259,7 @@ def _diagnosis(ex: exercise.Exercise, entries: list[catalogue.Entry], graded: di
     return Check("diagnosis", TITLES["diagnosis"], PASS, reason, details)
 
 
-def _catalogue(entries: list[catalogue.Entry], graded: dict[str, dict]) -> Check:
+def catalogue_check(entries: list[catalogue.Entry], graded: dict[str, dict]) -> Check:
     results = {e.name: graded[f"catalogue/{e.name}"] for e in entries}
     found = catalogue.figures(entries, results)
     median = found.one_mistake_median
@@ -264,7 +275,7 @@ def _catalogue(entries: list[catalogue.Entry], graded: dict[str, dict]) -> Check
     return Check("catalogue", TITLES["catalogue"], PASS, f"{summary}; every file scores as it says it should", details)
 
 
-def _page(ex: exercise.Exercise, url: str) -> Check:
+def page_check(ex: exercise.Exercise, url: str) -> Check:
     why = page.missing()
     if why:
         return Check("page", TITLES["page"], FAIL, f"cannot drive the page: {why}")

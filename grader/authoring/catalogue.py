@@ -89,7 +89,7 @@ def bins(shares: list[float]) -> list[tuple[str, int]]:
 
 
 def named(entry: Entry, diagnosis: dict | None, trusted: Any) -> str:
-    """How the diagnosis names the file's MISTAKE: "its model", "its rule", "its rule, not first", or "" (it does not).
+    """How the diagnosis names the file's MISTAKE: "model", "rule", "rule, not first", or "" (it does not).
 
     As bench/bench_diagnosis.py counts it.
 
@@ -104,10 +104,10 @@ def named(entry: Entry, diagnosis: dict | None, trusted: Any) -> str:
     model = models.get(said)
     if found.get("kind") == "model" and model is not None:
         if entry.mistake in (model.id, getattr(model, "mistake", model.id)) or same.get(entry.mistake) == model.id:
-            return "its model"
+            return "model"
     rule, rules = entry.rule or _breaks(entry.mistake, models, same), found.get("rules") or []
     if found.get("kind") == "rules" and rule and rule in rules:
-        return "its rule" if rules[0] == rule else "its rule, not first"
+        return "rule" if rules[0] == rule else "rule, not first"
     return ""
 
 

@@ -38,7 +38,7 @@ class Input:
 
     args: tuple
     kwargs: dict
-    origin: str  # "the hidden test test_rule[case]", "drawn for test_case_does_not_change", "a probe"
+    origin: str  # "the hidden test test_rule[case]", "test_case_does_not_change's strategies", "the diagnosis's probes"
 
     @property
     def key(self) -> str:
@@ -53,16 +53,25 @@ class Pool:
 
 
 class _Calls(cheats.Recorder):
-    """The reference as the tests' submission, keeping each call's arguments as they were given."""
+    """The reference as the tests' submission, keeping each call's arguments as they were given, and its answer."""
 
     def __init__(self, ex: exercise.Exercise) -> None:
         super().__init__(ex)
-        self.asked: list[Input] = []
+        self.asked: dict[tuple[str, str], list[tuple[Input, Any]]] = {}
 
     def call(self, *args: Any, **kwargs: Any) -> Any:
         tier, name = self.test
-        self.asked.append(Input(copy.deepcopy(args), copy.deepcopy(kwargs), f"the {tier} test {name}"))
-        return super().call(*args, **kwargs)
+        asked = Input(copy.deepcopy(args), copy.deepcopy(kwargs), f"the {tier} test {name}")
+        answer = super().call(*args, **kwargs)
+        self.asked.setdefault(self.test, []).append((asked, copy.deepcopy(answer)))
+        return answer
+
+
+def recorded(ex: exercise.Exercise) -> dict[tuple[str, str], list[tuple[Input, Any]]]:
+    """Every call each test of every tier makes, the reference answering: (tier, test) -> [(the call, its answer)]."""
+    recorder = _Calls(ex)
+    cheats._run(ex, lambda: recorder, plugins=(recorder,))  # cheats' in-process session: one exercise's modules at a time
+    return recorder.asked
 
 
 class _Trusted:
@@ -80,23 +89,23 @@ class _Trusted:
 
 def pool(ex: exercise.Exercise, draws: int = DRAWS) -> Pool:
     """The exercise's inputs, from its tests, its strategies and its probes."""
-    recorder = _Calls(ex)
-    cheats._run(ex, lambda: recorder, plugins=(recorder,))  # cheats' in-process session: one exercise's modules at a time
-    sources = {"the tests' calls": recorder.asked, "drawn": drawn(ex, draws), "probes": probes(ex)}
+    tests = recorded(ex)
+    asked = [one for calls in tests.values() for one, _ in calls]
+    sources = {"the tests' calls": asked, "drawn": drawn(ex, draws), "probes": probes(ex)}
     seen: dict[str, Input] = {}
     for found in sources.values():
         for one in found:
             if _plain((one.args, one.kwargs)):
                 seen.setdefault(one.key, one)
     inputs = sorted(seen.values(), key=lambda one: len(one.key))[:MOST]
-    answers = {test: [answer for _, answer in calls] for test, calls in recorder.calls.items()}
+    answers = {test: [answer for _, answer in calls] for test, calls in tests.items()}
     return Pool(inputs, {name: len(found) for name, found in sources.items()}, answers)
 
 
 def probes(ex: exercise.Exercise) -> list[Input]:
     if ex.path("trusted") is None:
         return []
-    return [Input(tuple(p["args"]), dict(p["kwargs"]), "a probe of the diagnosis") for p in diagnose.probes(ex)]
+    return [Input(tuple(p["args"]), dict(p["kwargs"]), "the diagnosis's probes") for p in diagnose.probes(ex)]
 
 
 def drawn(ex: exercise.Exercise, count: int) -> list[Input]:
@@ -109,7 +118,7 @@ def drawn(ex: exercise.Exercise, count: int) -> list[Input]:
             # The strategies @given keeps on the test (None where a hypothesis hides them: its tests' calls still count).
             strategies = getattr(getattr(test, "hypothesis", None), "_given_kwargs", None)
             if name.startswith("test_") and hypothesis.is_hypothesis_test(test) and strategies:
-                _draw(test, dict(strategies), _Trusted(ex, f"drawn for {name}", found), count)
+                _draw(test, dict(strategies), _Trusted(ex, f"{name}'s strategies", found), count)
     return found
 
 

@@ -15,6 +15,7 @@ import copy
 import difflib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 COMPARE_SWAPS: dict[type, list[type]] = {
     ast.Lt: [ast.LtE, ast.Gt],
@@ -170,9 +171,9 @@ def _apply(tree: ast.AST, index: int, change: str) -> tuple[str, int, ast.AST | 
         if rest == "no-digits":
             node.args = node.args[:1]
             return "round without digits", line, node
-        new = node.args[0] if node.args else ast.Constant(0.0)
-        _replace(tree, node, new)
-        return "round dropped", line, new
+        kept = node.args[0] if node.args else ast.Constant(0.0)
+        _replace(tree, node, kept)
+        return "round dropped", line, kept
     if kind == "swap-args":
         node.args[0], node.args[1] = node.args[1], node.args[0]
         return "first two arguments swapped", line, node
@@ -183,7 +184,7 @@ def _apply(tree: ast.AST, index: int, change: str) -> tuple[str, int, ast.AST | 
     raise ValueError(change)
 
 
-def _node(tree: ast.AST, index: int) -> ast.AST:
+def _node(tree: ast.AST, index: int) -> Any:
     return next(n for i, n in enumerate(ast.walk(tree)) if i == index)
 
 

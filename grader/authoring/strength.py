@@ -9,7 +9,7 @@ mutant is likely equivalent (it may differ only where nothing the exercise draws
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -83,7 +83,7 @@ def judge(ex: exercise.Exercise, reference: Path, survivors: list[tuple[Mutant, 
     return judged
 
 
-def _answers(ex: exercise.Exercise, path: Path, inputs: list[Input]) -> Iterator[Any]:
+def _answers(ex: exercise.Exercise, path: Path, inputs: list[Input]) -> Generator[Any, None, None]:
     """The file's answers to `inputs`, sandboxed, as the diagnosis compares them; they stop where its budget does."""
     normalize = diagnose.value_normalize(ex)
     try:
@@ -105,7 +105,7 @@ def _answers(ex: exercise.Exercise, path: Path, inputs: list[Input]) -> Iterator
                     if not answer.ok:
                         break  # the rest of the batch was not asked: the next call goes to a fresh child
             finally:
-                answers.close()
+                answers.close()  # type: ignore[attr-defined]  # a generator: the batch's rest is not asked
     finally:
         box.close()
 
@@ -114,7 +114,7 @@ def _witness(ex: exercise.Exercise, one: Input, theirs: Any, mine: Any) -> str:
     call = diagnosis_core.call_text({"args": list(one.args), "kwargs": one.kwargs}, ex.function)
     return (
         f"{_cut(call)}: the reference gives {_cut(diagnosis_core.shown(theirs))}, "
-        f"the mutant {_cut(diagnosis_core.shown(mine))} (an input of {one.origin})"
+        f"the mutant {_cut(diagnosis_core.shown(mine))} (from {one.origin})"
     )
 
 

@@ -151,21 +151,19 @@ def test_a_correct_solution_has_a_one_sentence_docstring(path):
 def visible_answers() -> dict[tuple, float]:
     """Every call the browser tiers make, with the reference's answer: what a student can copy.
 
-    Run it in a fresh process (see `generate_hard_coder`): hypothesis then draws exactly what
-    `meteor-kit check` and `grade` draw.
+    Recorded as the audit records any exercise's calls (grader/authoring/inputs.py), each keyed
+    by the signature's parameters, defaults filled in. Run it in a fresh process (see
+    `generate_hard_coder`): hypothesis then draws exactly what `meteor-kit check` and `grade` draw.
     """
-    from conftest import load_module
+    from grader.authoring import inputs
 
-    reference = load_module(KIT_ROOT / "solutions" / "reference.py", "meteor_reference_for_the_table")
+    names = [*EXERCISE.parameters, *EXERCISE.defaults]
     answers: dict[tuple, float] = {}
-
-    class Recorder:
-        def meteor_score(self, ref, cand, alpha=0.9, beta=3, gamma=0.5):
-            answers[(ref, cand, alpha, beta, gamma)] = value = reference.meteor_score(ref, cand, alpha, beta, gamma)
-            return value
-
-    report = run(EXERCISE, Recorder, "recorder", tiers=BROWSER_TIERS)
-    assert report.passed == len(report.tests) > 0, [t.message for t in report.tests if t.status != "pass"]
+    for (tier, _), calls in inputs.recorded(EXERCISE).items():
+        for call, answer in calls if tier in BROWSER_TIERS else ():
+            given = {**EXERCISE.defaults, **dict(zip(names, call.args)), **call.kwargs}
+            answers[tuple(given[name] for name in names)] = answer
+    assert answers
     return answers
 
 

@@ -6,18 +6,16 @@ in tests/test_catalogue.py.
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
 
 import pytest
 from conftest import KIT_ROOT, load_module
 
+from grader.authoring import cheating, inputs
 from grader.core import exercise, runner, scoring
-from grader.core.checks import WrongAnswer
 from grader.core.runner import Report, TestResult, run
 from grader.core.submission import LoadError
-
-correct_roundings = exercise.load(KIT_ROOT).module("values").correct_roundings  # the exercise's value rule
+from grader.judging import cheats
 
 EXERCISE = exercise.load(KIT_ROOT)
 POLICY = scoring.policy(EXERCISE)
@@ -173,106 +171,17 @@ def test_the_twins_add_no_points_to_the_total(every_test):
     assert report.max_score == sum(EXERCISE.tiers[t.tier].points for t in every_test if not POLICY.is_twin(t)) == 113
 
 
-# ---------------------------------------------------------------- the twins
+# ---------------------------------------------------------------- the twins and the constants
 
 
-class Recorder:
-    def __init__(self, reference):
-        self.reference = reference
-        self.calls: list[tuple] = []
+def test_the_audit_finds_no_twin_on_a_visible_input_and_no_constant_that_earns():
+    """The audit's cheats check (grader/authoring/cheating.py), as `meteor-kit audit` runs it on this exercise.
 
-    def meteor_score(self, ref, cand, alpha=0.9, beta=3, gamma=0.5):
-        self.calls.append((ref, cand, alpha, beta, gamma))
-        return self.reference.meteor_score(ref, cand, alpha, beta, gamma)
-
-
-class Constant:
-    def __init__(self, value: float):
-        self.value = value
-
-    def meteor_score(self, *args, **kwargs):
-        return self.value
-
-
-@pytest.fixture(scope="module")
-def modules():
-    load = lambda name: load_module(KIT_ROOT / "hidden_tests" / f"{name}.py", f"{name}_for_scoring")  # noqa: E731
-    return load("test_examples"), load("test_hidden"), load("test_private")
-
-
-def twin_calls(private, reference) -> dict[str, list[tuple]]:
-    calls = {}
-    for key in private.TWINS:
-        recorder = Recorder(reference)
-        private.test_twin(recorder, key)
-        calls[key] = recorder.calls
-    return calls
-
-
-def test_no_twin_asks_what_a_visible_test_asks(modules, reference):
-    # The hard-coder's table is every call of the browser tiers (test_catalogue.py keeps it current).
-    tree = ast.parse((KIT_ROOT / "tests" / "catalogue" / "cheat" / "hard_codes_visible_tests.py").read_text(encoding="utf-8"))
-    table = next(n.value for n in tree.body if isinstance(n, ast.Assign) and n.targets[0].id == "ANSWERS")
-    visible = set(ast.literal_eval(table))
-    calls = twin_calls(modules[2], reference)
-    assert set(calls) == {k for k in POLICY.rule_of}
-    assert all(calls.values())
-    assert [(k, c) for k, cs in calls.items() for c in cs if c in visible] == []
-
-
-def test_a_twin_checks_another_answer_than_its_visible_test(modules, reference):
-    examples, hidden, private = modules
-    visible = {f"examples-{n}": (r, c, kw) for n, (r, c, kw, _) in examples.EXAMPLES.items()}
-    visible |= {f"hidden-{c.name}": (c.reference, c.candidate, c.kwargs) for c in hidden.CASES}
-    for key, twin in private.ANSWERS.items():
-        for row, _ in twin.rows if key in visible else ():
-            mine, theirs = (
-                reference.meteor_score(*row.args, **row.kwargs),
-                reference.meteor_score(*visible[key][:2], **visible[key][2]),
-            )
-            assert mine != theirs or key in POLICY.constant_passes, key
-
-
-def verdicts_for(value: float, modules) -> list[V]:
-    """Every visible single-answer test and its twin, run in this process against a constant."""
-    examples, hidden, private = modules
-    submission = Constant(value)
-
-    def status(test, *args) -> str:
-        try:
-            test(submission, *args)
-        except WrongAnswer:
-            return "fail"
-        return "pass"
-
-    tests = [V(f"test_statement_example[{n}]", "examples", status(examples.test_statement_example, n)) for n in examples.EXAMPLES]
-    tests += [V(f"test_rule[{c.name}]", "hidden", status(hidden.test_rule, c)) for c in hidden.CASES]
-    for name in ("test_fragmented_matches_score_lower_than_contiguous", "test_longer_exact_match_is_close_to_1"):
-        tests.append(V(name, "hidden", status(getattr(hidden, name))))
-    for key in private.TWINS:
-        if key.startswith("properties-"):
-            # The worst case for the policy: every property a constant can pass passes, twin too.
-            verdict = "pass" if key in POLICY.constant_passes else "fail"
-            tests.append(V(f"test_{key.removeprefix('properties-')}", "properties", verdict))
-            tests.append(V(POLICY.twin_of(key), "private", verdict))
-        else:
-            tests.append(V(POLICY.twin_of(key), "private", status(private.test_twin, key)))
-    return tests
-
-
-def test_no_constant_earns_a_point(modules, reference):
-    # A constant passes a test with one answer only if it is a correct rounding of that answer:
-    # trying each of those (and 0.0, 0.5, 1.0) tries every constant that could pass anything.
-    examples, hidden, private = modules
-    exacts = [e for *_, e in examples.EXAMPLES.values()] + [c.exact for c in hidden.CASES]
-    exacts += [exact for twin in private.ANSWERS.values() for _, exact in twin.rows]  # the twins judge the unrounded score
-    constants = {0.0, 0.5, 1.0} | {v for e in exacts for v in correct_roundings(e)}
-    assert len(constants) > 40
-    earned = {}
-    for value in sorted(constants):
-        tests = verdicts_for(value, modules)
-        points = scoring.points(tests, POLICY)
-        assert any(t.status == "pass" and not POLICY.is_twin(t) for t in tests), value  # it does pass tests
-        if sum(s for s, _ in points):
-            earned[value] = [t.name for t, (s, _) in zip(tests, points) if s]
-    assert earned == {}
+    Every twin asks what no visible test asks; a constant of a small set, or any answer a visible
+    test expects, earns nothing; a table of the visible answers earns nothing; and constant_passes
+    lists exactly the tests such a constant passes with their twins.
+    """
+    found = cheating.check(EXERCISE, inputs.pool(EXERCISE, draws=1).answers)
+    assert found.problems == []
+    assert found.constants > len(cheats.CONSTANTS) + 20  # the answers the visible tests expect, tried as constants
+    assert max(found.shares.values()) == 0.0 and found.listed == len(POLICY.constant_passes)

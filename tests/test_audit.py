@@ -322,3 +322,15 @@ def test_a_folder_the_audit_cannot_run_on_is_a_usage_error(wer_copy, tmp_path):
     assert done.returncode == 2 and "--catalogue" in done.stderr and "not a folder" in done.stderr
     done = subprocess.run([*KIT, "audit", "--exercise", str(tmp_path)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "no problem/exercise.toml" in done.stderr
+
+
+def test_a_test_module_that_does_not_import_fails_the_reference_check(wer_copy):
+    # `grade` leaves such a module out (its other tests pass): the audit runs the tests in its own process too.
+    with open(wer_copy / "hidden_tests" / "test_hidden.py", "a", encoding="utf-8") as f:
+        f.write("\nraise ImportError('a helper this module needs')\n")
+    found = audit.run(exercise.load(wer_copy), audit.Options(jobs=2, timeout=2.0, budget=10.0), io.StringIO())
+    checks = {check.id: check for check in found.checks}
+    assert checks["reference"].status == "fail"
+    assert checks["reference"].reason == "the tests of wer did not run: the test run itself failed (pytest exit 2)"
+    assert any("test_hidden.py" in line for line in checks["reference"].details)
+    assert checks["strength"].status == "skipped" and checks["cheats"].status == "fail" and not found.passed

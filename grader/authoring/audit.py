@@ -12,6 +12,7 @@ docs/writing-an-exercise.md ("Auditing an exercise") says what each means for an
 from __future__ import annotations
 
 import ast
+import re
 import tempfile
 import time
 from collections.abc import Callable
@@ -102,7 +103,11 @@ def run(ex: exercise.Exercise, options: Options, stream: TextIO) -> Audit:
         clock = time.monotonic()
         files = {REFERENCE: ex.root / REFERENCE, **{f"catalogue/{e.name}": e.path for e in entries}}
         graded = strength.grade_files(ex, files, ex.call_timeout, ex.budget, options.jobs, stream)
-        checks = [reference_check(graded[REFERENCE], time.monotonic() - clock)]
+        try:  # the tests run in this process too: a test module that does not import fails here, not in silence
+            tests, problem = inputs.recorded(ex), ""
+        except RuntimeError as exc:
+            tests, problem = None, str(exc)
+        checks = [reference_check(graded[REFERENCE], time.monotonic() - clock, problem)]
         reference_ok = checks[0].status == PASS
         made = mutants({"reference.py": (ex.root / REFERENCE).read_text(encoding="utf-8")})
         mutant_results: dict[str, dict] = {}
@@ -114,7 +119,7 @@ def run(ex: exercise.Exercise, options: Options, stream: TextIO) -> Audit:
                 path.write_text(mutant.source, encoding="utf-8")
             mutant_results = strength.grade_files(ex, paths, options.timeout, options.budget, options.jobs, stream)
             say("drawing inputs from the exercise's tests, strategies and probes...")
-            pool = inputs.pool(ex, options.draws)
+            pool = inputs.pool(ex, options.draws, tests)
             survivors = [(m, p) for m, (name, p) in zip(made, paths.items()) if strength.full_marks(mutant_results[name])]
             say(f"running {len(survivors)} surviving mutants on {len(pool.inputs)} inputs...")
             judged = strength.judge(ex, ex.root / REFERENCE, survivors, pool.inputs)
@@ -151,22 +156,39 @@ def _timed(make: Callable[[], Check], name: str) -> Check:
     try:
         check = make()
     except Exception as exc:  # a check that cannot run is a failed check, and the others still run
-        check = Check(name, TITLES[name], FAIL, f"could not run: {type(exc).__name__}: {str(exc)[:300]}")
+        check = Check(name, TITLES[name], FAIL, f"could not run: {type(exc).__name__}: {_first_line(str(exc))}")
     check.seconds = round(time.monotonic() - clock, 1)
     return check
 
 
-def reference_check(result: dict, seconds: float) -> Check:
+def _first_line(text: str) -> str:
+    """A message's first line, up to pytest's exit status where it gives one (what follows is its output's tail)."""
+    line = (text.strip().splitlines() or [""])[0]
+    return re.split(r"(?<=\(pytest exit \d\))", line)[0][:300]
+
+
+def reference_check(result: dict, seconds: float, problem: str = "") -> Check:
+    """`problem`: why the tests did not run in this process (a test module that does not import), if so."""
     tests = result.get("tests", [])
     failed = [t for t in tests if t["status"] != "pass"]
     details = [f"{t['tier']} {t['name']}: {t['status']}: {t['message'][:300]}" for t in failed]
+    took = round(seconds, 1)
+    if problem:
+        lines = [line.strip() for line in problem.splitlines()]
+        errors = [line for line in lines if line.startswith(("ERROR", "E ")) or "Error" in line]
+        return Check("reference", TITLES["reference"], FAIL, _first_line(problem), errors[:20], seconds=took)
     if result["status"] != "graded":
         return Check("reference", TITLES["reference"], FAIL, f"it was not graded: {result['message'][:300]}", details)
     if failed or not tests:
         reason = f"it fails {len(failed)} of its {len(tests)} tests" if tests else "no test ran"
-        return Check("reference", TITLES["reference"], FAIL, reason, details, seconds=round(seconds, 1))
-    reason = f"all {len(tests)} tests pass, sandboxed as a submission: {result['score']:g}/{result['max_score']:g} points"
-    return Check("reference", TITLES["reference"], PASS, reason, seconds=round(seconds, 1))
+        return Check("reference", TITLES["reference"], FAIL, reason, details, seconds=took)
+    points = f"{result['score']:g}/{result['max_score']:g} points"
+    if result["score"] < result["max_score"]:
+        reason = f"it passes its {len(tests)} tests but earns {points}: a visible test without its twin pays nothing"
+        return Check("reference", TITLES["reference"], FAIL, reason, seconds=took)
+    return Check(
+        "reference", TITLES["reference"], PASS, f"all {len(tests)} tests pass, sandboxed as a submission: {points}", seconds=took
+    )
 
 
 def strength_check(count: int, results: dict[str, dict], judged: list, pool: inputs.Pool, seconds: float) -> Check:

@@ -87,9 +87,9 @@ class _Trusted:
         setattr(self, ex.function, call)
 
 
-def pool(ex: exercise.Exercise, draws: int = DRAWS) -> Pool:
-    """The exercise's inputs, from its tests, its strategies and its probes."""
-    tests = recorded(ex)
+def pool(ex: exercise.Exercise, draws: int = DRAWS, tests: dict[tuple[str, str], list[tuple[Input, Any]]] | None = None) -> Pool:
+    """The exercise's inputs, from its tests (`recorded`, unless given), its strategies and its probes."""
+    tests = recorded(ex) if tests is None else tests
     asked = [one for calls in tests.values() for one, _ in calls]
     sources = {"the tests' calls": asked, "drawn": drawn(ex, draws), "probes": probes(ex)}
     seen: dict[str, Input] = {}

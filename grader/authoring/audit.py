@@ -199,7 +199,7 @@ def strength_check(count: int, results: dict[str, dict], judged: list, pool: inp
         f"{count} mutants: {count - len(judged)} lose points"
         + (f" ({unloaded} of them do not load)" if unloaded else "")
         + (
-            f"; {len(judged)} keep every point: {len(missed)} answer otherwise on some input, {equivalent} likely equivalent"
+            f"; {len(judged)} {'keeps' if len(judged) == 1 else 'keep'} every point: {len(missed)} answer otherwise on some input, {equivalent} likely equivalent"
             if judged
             else ""
         ),
@@ -219,7 +219,7 @@ def strength_check(count: int, results: dict[str, dict], judged: list, pool: inp
         return Check("strength", TITLES["strength"], FAIL, reason, details, survivors, round(seconds, 1))
     lose = count - len(judged)
     reason = (
-        f"{lose} of {count} mutants lose points; the other {equivalent} are likely equivalent"
+        f"{lose} of {count} mutants lose points; the other {equivalent} {'is' if equivalent == 1 else 'are'} likely equivalent"
         if equivalent
         else f"all {count} mutants lose points"
     )

@@ -470,3 +470,13 @@ def test_the_exercise_glob_picks_the_file_in_a_download(tmp_path):
     assert specs["Ann Lee"].where.endswith("draft.py") and "2 files define" in specs["Ann Lee"].note
     specs, _ = specs_of(tmp_path, glob="meteor*.py")
     assert specs["Ann Lee"].where.endswith("meteor_final.py") and specs["Ann Lee"].note == ""
+
+
+def test_one_student_naming_a_file_as_another_lms_does_does_not_change_the_layout_of_the_download(tmp_path):
+    code = "def meteor_score(r, c, **k):\n    return 0.0\n"
+    for login, number in (("ann", 11), ("bo", 12), ("cy", 13)):
+        (tmp_path / f"{login}_{number}_9{number}_meteor.py").write_text(code)
+    (tmp_path / "eve_14_914_x_5_assignsubmission_file_y.py").write_text(code)  # a Moodle name, inside a Canvas one
+    specs, _ = specs_of(tmp_path)
+    assert all(s.student["layout"] == "canvas" for s in specs.values())
+    assert specs["ann"].student["lms_id"] == "11" and "eve" in specs

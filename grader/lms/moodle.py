@@ -53,10 +53,11 @@ class Moodle(LMS):
         files = [e.parts[-1] for e in top if e.kind == "file"]
         dirs = [e.parts[-1] for e in top if e.kind == "dir"]
         named = sum(bool(MOODLE_DIR.match(d)) for d in dirs) + sum(bool(MOODLE_FILE.match(f)) for f in files)
-        if not named:
+        total = len(dirs) + len([f for f in files if f.endswith(SUFFIXES)])
+        # Most of its entries, not one: a student of another LMS can name a file as Moodle names them.
+        if not named or named * 2 <= total:
             return None
-        sure = named == len(dirs) + len([f for f in files if f.endswith(SUFFIXES)])
-        return Detection(self.name, sure, "its entries are named <Full Name>_<id>_assignsubmission_...")
+        return Detection(self.name, named == total, "its entries are named <Full Name>_<id>_assignsubmission_...")
 
     def students(self, download: Download) -> Layout:
         students, others, ignored = moodle_students(download.top, download.below)

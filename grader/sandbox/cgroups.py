@@ -16,8 +16,10 @@ from __future__ import annotations
 import atexit
 import errno
 import os
+import queue
 import secrets
 import signal
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -158,6 +160,7 @@ class Cgroups:
             raise
 
     def close(self) -> None:
+        drain()
         for base in reversed(self.made):
             for cell in base.glob("cell-*"):
                 _remove(cell)
@@ -269,8 +272,9 @@ class CellCgroup:
             self._pressure = None
         if self.processes():
             self.kill()
+        # Empty now: the folders go in the background (each rmdir waits on the kernel for a millisecond or more).
         for _, path in reversed(self.dirs):
-            _remove(path)
+            _later(path)
 
 
 def run_delay(pids: list[int]) -> float:
@@ -283,6 +287,33 @@ def run_delay(pids: list[int]) -> float:
         except (OSError, IndexError, ValueError):
             continue
     return total / 1e9
+
+
+_removals: dict[str, object] = {"pid": None, "queue": None}
+
+
+def _later(path: Path) -> None:
+    """Remove the empty cgroup `path` in this process's background thread (started at first use, after any fork)."""
+    if _removals["pid"] != os.getpid():
+        work: queue.Queue[Path] = queue.Queue()
+        _removals.update(pid=os.getpid(), queue=work)
+        threading.Thread(target=_remover, args=(work,), name="cgroup-removal", daemon=True).start()
+    _removals["queue"].put(path)  # type: ignore[union-attr]
+
+
+def _remover(work: queue.Queue[Path]) -> None:
+    while True:
+        path = work.get()
+        try:
+            _remove(path)
+        finally:
+            work.task_done()
+
+
+def drain() -> None:
+    """Wait until every removal asked for by this process is done."""
+    if _removals["pid"] == os.getpid():
+        _removals["queue"].join()  # type: ignore[union-attr]
 
 
 def _remove(path: Path) -> None:

@@ -259,6 +259,7 @@ class Jail:
             self.proc = None
         for cell in cells:
             self._bury(cell)
+        cgroups.drain()  # the cells' cgroups, removed in the background, are gone when the jail is
         for uid in list(self.taken):
             kill_uid(uid)
             self.taken.discard(uid)

@@ -361,7 +361,7 @@ GATHERED = (
 def _reads_of(box: SandboxedSubmission, monkeypatch) -> list[int]:
     """Counts the grader's reads of this child's answer pipe (one per block the child wrote, or fewer)."""
     reads: list[int] = []
-    fd, read = box._life.pipes.jail.resp_r, os.read
+    fd, read = box._life.pipes.opened.resp_r, os.read
 
     def counting(at, size):
         if at == fd:

@@ -54,7 +54,15 @@ TOOK_FROM = wire.TOOK_FROM
 LIBC = ctypes.CDLL(None, use_errno=True)
 CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWPID = 0x20000, 0x2000000, 0x4000000, 0x8000000, 0x20000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 32, 4096, 16384, 1 << 18
-PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_SECCOMP, PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS = 1, 4, 22, 24, 28, 38
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NAME, PR_SET_SECCOMP, PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS = (
+    1,
+    4,
+    15,
+    22,
+    24,
+    28,
+    38,
+)
 PR_SET_CHILD_SUBREAPER, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, SECCOMP_MODE_FILTER = 36, 47, 4, 2
 # No capability ever again, not even by running a set-uid-root file or becoming uid 0 in the namespace.
 SECURE_BITS = 0xFF  # NOROOT, NO_SETUID_FIXUP, KEEP_CAPS, NO_CAP_AMBIENT_RAISE, each with its lock (KEEP_CAPS off)
@@ -109,7 +117,7 @@ def read_config():
 
 def main():
     config = read_config()
-    ctl_in, ctl_out, req_r, resp_w, fds_in = config["fds"]
+    requests, events, fds_in = config["fds"]
     if config.get("root"):
         # Root without bubblewrap: each cell is chrooted (open_cell). The real /proc stays at hand
         # to find the cell's processes; each child closes it before it runs any code.
@@ -121,45 +129,41 @@ def main():
         die_with(config["parent"])  # outside bubblewrap (which does it itself): we end with the grading worker
     preload()
     isolated = namespaces_work(config)
-    wire.write_all(ctl_out, wire.frame({"event": "ready", "namespaces": isolated}))
+    wire.write_all(events, wire.frame({"event": "ready", "namespaces": isolated}))
     # Our own pid namespace, to make the next cell's from: unshare(CLONE_NEWPID) gives our next
     # child a new one as its init, and setns(ours) makes the one after it ours again.
     own = os.open("/proc/self/ns/pid", os.O_RDONLY) if isolated else None
     # A cell's init is torn down with its namespaces, which can take milliseconds: the kernel reaps
-    # it, and the server goes on as soon as it says that all of the submission is dead.
+    # it. The grader learns a cell is gone when its own control pipe ends.
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     SERVER[0] = os.getpid()
     while True:
-        message = read_message(ctl_in)
+        message = read_message(requests)
         if message is None or message.get("op") != "open":
             os._exit(0)  # "quit", the end of the pipe, or a message for no cell: the grader is gone or done
+        # The cell's own pipes (its init's control, its child's requests and answers), then its cgroups.
         received = receive_fds(fds_in, int(message.get("fds", 0)))
-        gone_r, gone_w = os.pipe()
+        if len(received) < 4:
+            os._exit(0)
         pidns = own is not None and bool(message.get("namespaces")) and LIBC.unshare(CLONE_NEWPID) == 0
         cell = os.fork()
         if cell == 0:
             try:
-                os.close(gone_r)
+                os.close(requests)
+                os.close(events)
+                os.close(fds_in)
+                if own is not None:
+                    os.close(own)
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                open_cell(config, message, received, gone_w, pidns)
+                open_cell(config, message, received[:4], received[4:], pidns)
             except BaseException:
                 report_failure()
             finally:
                 os._exit(70)
         if pidns:
             libc_call("setns", own, CLONE_NEWPID)  # namespaces_work checked that this works here
-        for fd in (*received, gone_w):
+        for fd in received:
             os.close(fd)
-        # The cell's init writes here once every process of the submission is dead, or it died
-        # itself (the pipe ends): either way the cell is closed, and its control of the pipes ends.
-        while True:
-            try:
-                os.read(gone_r, 1)
-                break
-            except InterruptedError:
-                continue
-        os.close(gone_r)
-        write_message(ctl_out, {"event": "closed"})
 
 
 def die_with(parent):
@@ -203,7 +207,7 @@ def receive_fds(sock_fd, count):
 
     sock = socket.socket(fileno=os.dup(sock_fd))
     try:
-        _, fds, _, _ = socket.recv_fds(sock, 16, count)
+        _, fds, _, _ = socket.recv_fds(sock, 1, count)  # one byte: one request's descriptors, no more
     finally:
         sock.close()
     return list(fds)
@@ -275,12 +279,12 @@ def describe_status(status):
 # ---------------------------------------------------------------- the cell
 
 
-def open_cell(config, message, cgroups, gone, pidns):
+def open_cell(config, message, pipes, cgroups, pidns):
     """In the server's fork, the cell's init: join the cell's cgroups, make its namespaces, and serve until it closes.
 
+    `pipes`: the cell's own (its control in and out, its child's requests and answers).
     `pidns`: we are the first process of a new pid namespace (the server unshared it for us);
-    when we end, the kernel kills every process left in it. `gone`: written once all of the
-    submission is dead.
+    when we end, the kernel kills every process left in it.
     """
     die_with(SERVER[0])  # the cell ends with the server, and with it everything in its pid namespace
     for fd in cgroups:
@@ -296,15 +300,15 @@ def open_cell(config, message, cgroups, gone, pidns):
         # path leads to the kit, the class or any other file of the machine.
         os.chroot(config["root"])
         os.chdir("/")
-    Cell(config, message, isolated, gone).run()
+    Cell(config, message, isolated, pipes).run()
 
 
 class Cell:
     """The cell's init: answers the grader's control messages, forks the submission's children, and kills them."""
 
-    def __init__(self, config, message, isolated, gone):
-        self.config, self.isolated, self.gone = config, isolated, gone
-        self.ctl_in, self.ctl_out, self.req_r, self.resp_w, self.fds_in = config["fds"]
+    def __init__(self, config, message, isolated, pipes):
+        self.config, self.isolated = config, isolated
+        self.ctl_in, self.ctl_out, self.req_r, self.resp_w = pipes
         self.uid = message.get("uid")
         self.seccomp = bytes.fromhex(message["seccomp"])  # the filter for what this cell's namespaces make safe
         self.child = None
@@ -312,8 +316,6 @@ class Cell:
         self.proc = PROC[0]  # where to look for our processes: the real /proc unless the cell has its own
 
     def run(self):
-        os.close(self.fds_in)
-        drain(self.req_r)  # a request the last cell's child never read is not this one's code
         if self.isolated:
             self.make_room()
         else:
@@ -335,8 +337,7 @@ class Cell:
         except OSError:
             pass  # the grader is gone
         finally:
-            self.kill_all()
-            os.write(self.gone, b"x")  # all of the submission is dead: the server may open the next cell
+            self.kill_all()  # all of the submission is dead: we end, and the grader sees our control pipe end
 
     def serve(self):
         """Answer the grader's control messages until it closes the cell."""
@@ -358,8 +359,8 @@ class Cell:
                 # requests is dropped, and the next child waits: the copy of the submission as loaded that
                 # the last child set aside, woken, or else a new child for the code. The grader drops what
                 # the dead one left half-written in the answer pipe before it says anything to the next.
-                keep = message.get("stash")
-                woken = type(keep) is int and keep > 1 and self.kill_all_but(keep)
+                keep = self.find_stash() if message.get("wake") is not False else None
+                woken = keep is not None and self.kill_all_but(keep)
                 if not woken:
                     self.kill_all()
                 drain(self.req_r)
@@ -400,7 +401,7 @@ class Cell:
             try:
                 signal.set_wakeup_fd(-1)
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                for fd in (self.ctl_in, self.ctl_out, self.wake_r, self.wake_w, self.gone):
+                for fd in (self.ctl_in, self.ctl_out, self.wake_r, self.wake_w):
                     os.close(fd)
                 if PROC[0] is not None:
                     os.close(PROC[0])  # a way out of the chroot: closed before any submission code runs
@@ -470,6 +471,21 @@ class Cell:
                 return
             if attempt:
                 time.sleep(0.001)
+
+    def find_stash(self):
+        """The copy the current child set aside as it loaded: its one child by that name, or None."""
+        if self.child is None:
+            return None
+        found = []
+        for pid in self.members():
+            try:
+                ppid = int(wire.proc_read(f"{pid}/stat", self.proc).rsplit(b")", 1)[1].split()[1])
+                name = wire.proc_read(f"{pid}/comm", self.proc).strip()
+            except (OSError, IndexError, ValueError):
+                continue
+            if ppid == self.child and name == STASH_NAME:
+                found.append(pid)
+        return found[0] if len(found) == 1 else None  # two: one is the submission's own, and which is not known
 
     def kill_all_but(self, keep):
         """Kill and reap every process of the submission but `keep` (a copy set aside); whether `keep` is still there."""
@@ -623,25 +639,24 @@ def run_child(init, req_r, resp_w):
     if os.getpid() != me:
         os._exit(0)
     load.update(out.take())
-    seq = init["seq"]
-    # A copy of this process as loaded, set aside: the grader's next fresh child is this copy, woken,
-    # rather than a new load of the file (which cost a fork, a compile and the file's own import time).
-    # It never saw a call. Not for a file that started threads: a fork keeps only the calling one.
+    # A copy of this process as loaded, set aside before the grader hears of the load: its next fresh
+    # child is this copy, woken, rather than a new load of the file (a fork, a compile and the file's own
+    # import time). It never saw a call. Not for a file that started threads: a fork keeps only the
+    # calling one.
     stashable = load.get("ok") is True and threading_count() == 1
-    while True:
-        stash = make_stash() if stashable else None
-        if stash is not WOKEN:
-            break
+    seq = init["seq"]
+    while stashable and make_stash() is WOKEN:
         # We are that copy, woken as the submission's new child: our own output file, fresh random
         # numbers (as a new load would draw), then the grader's "resume" in place of the code.
         me = os.getpid()
+        LIBC.prctl(PR_SET_NAME, b"meteor-child", 0, 0, 0)
         out.renew()
         reseed()
         request = read_message(req_r)
         if request is None or request.get("resume") is not True or type(request.get("seq")) is not int:
             os._exit(0)
-        seq = request["seq"]
-    write_answer(resp_w, seq, {"load": {**load, "stash": stash} if stash else load})
+        seq = request["seq"]  # answered below as the load was (what the file said when it loaded), once our copy is set aside
+    write_answer(resp_w, seq, {"load": load})
     while True:
         request = read_message(req_r)
         if os.getpid() != me:
@@ -675,6 +690,7 @@ def run_child(init, req_r, resp_w):
 
 
 WOKEN = object()  # what make_stash returns in the copy, once it is woken
+STASH_NAME = b"meteor-stash"  # the copy's name (/proc/PID/comm) while it waits
 
 
 def make_stash():
@@ -683,8 +699,10 @@ def make_stash():
     In this process: the copy's pid. In the copy, once woken: WOKEN.
     """
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR2})
+    LIBC.prctl(PR_SET_NAME, STASH_NAME, 0, 0, 0)  # the copy has the name the cell's init knows it by from its first instant
     pid = os.fork()
     if pid:
+        LIBC.prctl(PR_SET_NAME, b"meteor-child", 0, 0, 0)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR2})
         return pid
     while signal.sigwait({signal.SIGUSR2}) != signal.SIGUSR2:

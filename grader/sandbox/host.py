@@ -140,10 +140,10 @@ class SandboxedSubmission(CallsByName):
                 load = self._loading.resume(self._life.pipes, secrets.randbits(62), min(limit, RESUME_LIMIT))
                 if not isinstance(load, dict):
                     # It does not answer (the file broke the child's own reading, say): load it anew.
-                    self._life.stash = None
-                    self._life.fresh_child()
+                    self._life.fresh_child(wake=False)
             if not isinstance(load, dict):
-                load = self._loading.load(self._life.pipes, secrets.randbits(62), limit, limit if by_budget else None)
+                cap = limit if by_budget else None
+                load = self._loading.load(self._life.pipes, secrets.randbits(62), limit, cap, self._life.jail.prepare)
         if load is None:
             if by_budget and self._life.pipes.ended in ("cpu", "wall"):
                 raise LoadError(f"loading the file used up the time budget of {self.budget:g} s")
@@ -158,7 +158,6 @@ class SandboxedSubmission(CallsByName):
             raise LoadError(f"loading the file took longer than {limit:g} s")
         self._loading.check(load)
         self.load_output = load["output"]
-        self._life.stash = load["stash"] if isinstance(load, dict) else None
 
     def restart(self) -> None:
         """A fresh child (the state the last one built up is gone); strays are killed."""

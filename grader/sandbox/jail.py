@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -59,8 +60,47 @@ class Cell:
 
     uid: int | None  # its own uid (as root), or None (a user namespace, or no privilege at all)
     cgroup: cgroups.CellCgroup | None
+    ctl_w: int  # the grader's ends of the cell's own pipes: control messages to its init ...
+    ctl_r: int  # ... its init's events (the end of this pipe: the init is gone, and all of the cell with it)
+    req_w: int  # ... requests to its child
+    resp_r: int  # ... and its child's answers
     isolated: bool = False  # its own pid, IPC and mount namespaces: everything of it ends with it
     first_child: int | None = None  # the child it forked when it opened, waiting for the submission's code
+
+    def send(self, message: dict) -> None:
+        wire.send(self.ctl_w, message, time.monotonic() + 2.0)
+
+    def event(self, wanted, timeout: float, seen=None) -> dict | None:
+        """Read the init's events until one is `wanted` (None if none came in time, or the init is gone)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            event = wire.read_message(self.ctl_r, wire.CONTROL_LIMIT, deadline)
+            if event is None:
+                return None
+            if seen is not None:
+                seen(event)
+            if wanted(event):
+                return event
+
+    def gone(self, timeout: float) -> bool:
+        """Wait until the cell's init has ended (it does once all of the submission is dead): its pipe ends."""
+        deadline = time.monotonic() + timeout
+        try:
+            while time.monotonic() < deadline:
+                if not select.select([self.ctl_r], [], [], max(deadline - time.monotonic(), 0))[0]:
+                    return False
+                if not os.read(self.ctl_r, wire.READ_SIZE):
+                    return True
+        except OSError:
+            return True
+        return False
+
+    def close_pipes(self) -> None:
+        for fd in (self.ctl_w, self.ctl_r, self.req_w, self.resp_r):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
 
 class Jail:
@@ -73,12 +113,12 @@ class Jail:
         self.allow_namespaces = namespaces  # None: wherever the machine allows them (False: as a container that refuses them)
         self.proc: subprocess.Popen | None = None
         self.fds: list[int] = []
-        self.ctl_w = self.ctl_r = self.req_w = self.resp_r = -1
-        self.fds_w: socket.socket | None = None  # where the cells' cgroup descriptors are sent
+        self.srv_w = self.srv_r = -1  # the server's own pipes: requests for cells, its "ready"
+        self.fds_w: socket.socket | None = None  # where each cell's descriptors are sent
         self.namespaces = False  # whether the server can give a cell its own namespaces here
         self.cell: Cell | None = None  # the cell a submission is using
-        self.ready: Cell | None = None  # the next cell, asked for when the last one closed (not yet confirmed)
-        self.closing: list[Cell] = []  # cells asked to close, not yet confirmed closed
+        self.ready: Cell | None = None  # the next cell, asked for ahead: made while the current one is used
+        self.closing: list[Cell] = []  # cells asked to close, not yet gone
         self.taken: set[int] = set()  # uids of this jail's cells that may still have processes
 
     def alive(self) -> bool:
@@ -86,12 +126,10 @@ class Jail:
 
     def start(self) -> None:
         root = os.getuid() == 0
-        ctl_in_r, self.ctl_w = os.pipe()
-        self.ctl_r, ctl_out_w = os.pipe()
-        req_r, self.req_w = os.pipe()
-        self.resp_r, resp_w = os.pipe()
+        srv_in_r, self.srv_w = os.pipe()
+        self.srv_r, srv_out_w = os.pipe()
         self.fds_w, fds_r = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        inner = [ctl_in_r, ctl_out_w, req_r, resp_w, fds_r.fileno()]
+        inner = [srv_in_r, srv_out_w, fds_r.fileno()]
         config: dict[str, Any] = {
             "fds": inner,
             "limits": self.limits.rlimits(),
@@ -120,123 +158,124 @@ class Jail:
             )
         finally:
             os.close(stdin)
-            for fd in inner[:4]:
+            for fd in inner[:2]:
                 os.close(fd)
             fds_r.close()
-        self.fds = [self.ctl_w, self.ctl_r, self.req_w, self.resp_r]
-        ready = self.event(lambda e: e.get("event") == "ready", START_TIMEOUT)
-        if ready is None:
+        self.fds = [self.srv_w, self.srv_r]
+        ready = wire.read_message(self.srv_r, wire.CONTROL_LIMIT, time.monotonic() + START_TIMEOUT)
+        if ready is None or ready.get("event") != "ready":
             self.close()
             raise JailError("the sandbox did not start")
         self.namespaces = ready.get("namespaces") is True
 
-    # ------------------------------------------------------------ the control pipe
-
-    def send(self, message: dict) -> None:
-        wire.send(self.ctl_w, message, time.monotonic() + 2.0)
-
-    def event(self, wanted, timeout: float, seen=None) -> dict | None:
-        """Read control events until one is `wanted` (None if none came in time); `seen` gets each on the way."""
-        deadline = time.monotonic() + timeout
-        while True:
-            event = wire.read_message(self.ctl_r, wire.CONTROL_LIMIT, deadline)
-            if event is None:
-                return None
-            if seen is not None:
-                seen(event)
-            if wanted(event):
-                return event
-
     # ------------------------------------------------------------ cells
 
     def open_cell(self) -> Cell:
-        """A fresh cell for the next submission: its own uid, cgroup and namespaces where this machine allows them.
+        """A fresh cell for the next submission: its own uid, cgroup, namespaces and pipes where this machine allows them.
 
-        Usually asked for already, when the last cell closed: by now it is ready, with its first child.
+        Usually asked for ahead (prepare) and ready by now, its first child waiting. The last
+        submission's cell is gone before this returns, so no process of one ever runs beside the next.
         """
         if self.cell is not None:
             self.close_cell()
         if not self.alive():
             self.close()
             self.start()
-        if self.ready is None:
-            self._ask_for_cell()
-        cell, self.ready = self.ready, None
-        assert cell is not None
-        while True:
-            # The server makes one cell at a time: a closing one is gone (and all its events read) before the next opens.
-            event = self.event(lambda e: e.get("event") in ("closed", "opened"), CELL_TIMEOUT)
+        try:
+            if self.ready is None:
+                self.ready = self._ask_for_cell()
+            cell, self.ready = self.ready, None
+            self._wait_closing()
+            event = cell.event(lambda e: e.get("event") == "opened" and type(e.get("pid")) is int, CELL_TIMEOUT)
             if event is None:
-                self.close()
+                self._bury(cell)
                 raise JailError("the sandbox did not open a cell")
-            if event["event"] == "closed" and self.closing:
-                self._bury(self.closing.pop(0))
-            elif event["event"] == "opened" and not self.closing and type(event.get("pid")) is int:
-                break
-            else:
-                self.close()
-                raise JailError("the sandbox answered out of turn")
-        cell.isolated, cell.first_child = event.get("isolated") is True, event["pid"]
-        self.cell = cell
+            cell.isolated, cell.first_child = event.get("isolated") is True, event["pid"]
+            self.cell = cell
+        except OSError:
+            self.close()
+            raise
         return cell
 
-    def _ask_for_cell(self) -> None:
-        """Ask the server for a new cell (it makes it once the last one is gone): its uid and cgroup are chosen here."""
+    def prepare(self) -> None:
+        """Ask for the next cell now, if none is asked for yet: it is made while the current one is used.
+
+        Called while the current submission's child loads its file, when the grader only waits.
+        """
+        if self.ready is None and self.alive():
+            try:
+                self.ready = self._ask_for_cell()
+            except OSError:
+                self.ready = None  # the next open_cell asks again, and fails as it must
+
+    def _wait_closing(self) -> None:
+        for cell in self.closing:
+            if not cell.gone(CELL_TIMEOUT):
+                raise JailError("the sandbox did not close a cell")
+        for cell in self.closing:
+            self._bury(cell)
+        self.closing = []
+
+    def _ask_for_cell(self) -> Cell:
+        """Ask the server for a new cell with pipes of its own; its uid and cgroup are chosen here."""
         uid = free_uid(self.taken) if os.getuid() == 0 else None
         found = cgroups.available()
         cgroup = None
         if found is not None:
             name = f"cell-{uid or os.getpid()}-{time.monotonic_ns()}"
             cgroup = found.cell(name, self._memory_cap(), self.limits.processes + 4)
-        policy = seccomp.Policy(ipc=self.namespaces, network=self.how.network)
+        ctl_in_r, ctl_w = os.pipe()
+        ctl_r, ctl_out_w = os.pipe()
+        req_r, req_w = os.pipe()
+        resp_r, resp_w = os.pipe()
+        cell = Cell(uid, cgroup, ctl_w, ctl_r, req_w, resp_r)
+        inner = [ctl_in_r, ctl_out_w, req_r, resp_w]
         joins = cgroup.join_fds() if cgroup is not None else []
+        policy = seccomp.Policy(ipc=self.namespaces, network=self.how.network)
         message = {"op": "open", "uid": uid, "namespaces": self.namespaces, "seccomp": seccomp.bpf(policy).hex()}
+        message["fds"] = len(inner) + len(joins)
         try:
-            message["fds"] = len(joins)
-            self.send(message)
-            if joins and self.fds_w is not None:
-                socket.send_fds(self.fds_w, [b"c"], joins)
+            wire.send(self.srv_w, message, time.monotonic() + 2.0)
+            if self.fds_w is None:
+                raise OSError("no socket for the cell's descriptors")
+            socket.send_fds(self.fds_w, [b"c"], inner + joins)
         except OSError as exc:
-            if cgroup is not None:
-                cgroup.remove()
+            self._bury(cell)
             raise JailError(f"the sandbox did not take the cell ({exc})") from None
         finally:
-            for fd in joins:
+            for fd in inner + joins:
                 os.close(fd)
         if uid is not None:
             self.taken.add(uid)
-        self.ready = Cell(uid, cgroup)
+        return cell
 
     def _memory_cap(self) -> int:
         # Each process may map memory_mb (RLIMIT_AS); together they may hold that much, and their tmpfs.
         return (self.limits.memory_mb << 20) + sum(self.limits.tmpfs().values())
 
     def close_cell(self, next_one: bool = False) -> None:
-        """End the cell and every process in it; `next_one`: and ask for the next cell at once (a worker grades on).
+        """End the cell and every process in it.
 
-        The end is confirmed when the next cell opens (open_cell), or now when no next one is wanted.
+        `next_one`: a worker grades on, and the next cell's opening waits for this one's end
+        (open_cell); else it is waited for now.
         """
         cell, self.cell = self.cell, None
         if cell is None:
             return
-        if not self.alive():
-            self._bury(cell)
-            return
         try:
-            self.send({"op": "close"})
-            self.closing.append(cell)
-            if next_one:
-                self._ask_for_cell()
-                return
-            while self.closing:
-                if self.event(lambda e: e.get("event") == "closed", CELL_TIMEOUT) is None:
-                    raise JailError("the sandbox did not close a cell")
-                self._bury(self.closing.pop(0))
+            cell.send({"op": "close"})
         except OSError:
-            self.close()  # it did not end as it must: the whole jail goes, and all of it
+            pass  # its init is gone already
+        self.closing.append(cell)
+        if not next_one:
+            try:
+                self._wait_closing()
+            except OSError:
+                self.close()  # it did not end as it must: the whole jail goes, and all of it
 
     def _bury(self, cell: Cell) -> None:
         """After a cell's end: nothing of it may be left, by its cgroup and by its uid."""
+        cell.close_pipes()
         if cell.cgroup is not None:
             cell.cgroup.remove()
         if cell.uid is not None:
@@ -246,7 +285,7 @@ class Jail:
                 self.taken.discard(cell.uid)
 
     def close(self) -> None:
-        """End the jail and every process in it."""
+        """End the jail and every process in it (each cell's init ends with the server)."""
         cells = [c for c in (self.cell, self.ready, *self.closing) if c is not None]
         self.cell, self.ready, self.closing = None, None, []
         if self.proc is not None:

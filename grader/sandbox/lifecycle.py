@@ -32,7 +32,7 @@ class CellClock:
 
     def read(self) -> tuple[float, float]:
         try:
-            self.pipes.send(self.pipes.jail.ctl_w, {"op": "usage"})
+            self.pipes.send(self.pipes.opened.ctl_w, {"op": "usage"})
             event = self.pipes.control(lambda e: e.get("event") == "usage", 2.0)
         except (OSError, ProtocolError):
             event = None
@@ -56,38 +56,36 @@ class Lifecycle:
         self.pace = Pace()
         self.pipes = ChildPipes(self.jail, self.pace)
         self.cell: Cell | None = None
-        self.stash: int | None = None  # the copy of the submission as loaded that its child set aside (a pid)
         self.closed = False
 
-    def fresh_child(self) -> bool:
+    def fresh_child(self, wake: bool = True) -> bool:
         """Kill whatever the submission runs, and have a new child wait; LoadError if it cannot.
 
-        True: the new child is the copy of the submission as loaded that the last one set aside
-        (`stash`), woken: it waits for "resume", not for the code.
+        True: the new child is the copy of the submission as loaded that the last one set aside,
+        woken: it waits for "resume", not for the code.
         """
         for _ in range(2):
             try:
                 if self.cell is None or self.jail.cell is not self.cell or not self.jail.alive():
-                    self.cell = self.jail.open_cell()
+                    self.cell = self.pipes.cell = self.jail.open_cell()
                     cgroup = self.cell.cgroup
                     self.pipes.clock = (
                         CgroupClock(cgroup) if cgroup is not None and "usage" in cgroup.roles else CellClock(self.pipes)
                     )
                     child, woken = self.cell.first_child, False
                 else:
-                    self.pipes.send(self.jail.ctl_w, {"op": "respawn", "stash": self.stash})
+                    self.pipes.send(self.cell.ctl_w, {"op": "respawn", "wake": wake})
                     event = self.pipes.control(lambda e: e.get("event") == "spawned" and type(e.get("pid")) is int, LOAD_TIMEOUT)
                     if event is None:
                         raise JailError("the cell did not fork a child")
-                    child, woken = event["pid"], event.get("woken") is True and event["pid"] == self.stash
-                self.stash = None  # woken now, or dead: the new child sets one aside of its own
+                    child, woken = event["pid"], event.get("woken") is True
                 # What a dead child left half-written is dropped: the new one writes nothing before it is asked.
                 self.pipes.forget_answers()
                 self.pipes.reset(child)
                 return woken
             except (OSError, ProtocolError):
                 # The cell or its jail is gone (the submission may have brought it down): a new one, once.
-                self.cell, self.stash = None, None
+                self.cell = None
                 self.jail.close()
         raise LoadError("the sandbox did not start")
 

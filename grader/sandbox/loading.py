@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from grader.core.submission import LoadError, missing_function_message
@@ -26,7 +27,9 @@ class Loading:
         """Seconds a load may take, for calls limited to `timeout`."""
         return max(timeout * 5, 5.0)
 
-    def load(self, pipes: ChildPipes, seq: int, limit: float, cap: float | None = None) -> dict | str | None:
+    def load(
+        self, pipes: ChildPipes, seq: int, limit: float, cap: float | None = None, meanwhile: Callable[[], None] | None = None
+    ) -> dict | str | None:
         """The child's checked load answer; "malformed", or None when none came within `limit` seconds of CPU time
         (or `cap` of its own time: see ChildPipes.read_answer). LoadError if the child is gone."""
         positional, keywords = parameters(self.signature)
@@ -41,7 +44,9 @@ class Loading:
         }
         try:
             # The code goes to the child alone: the server never holds a submission.
-            pipes.send(pipes.jail.req_w, request, deadline=time.monotonic() + (wall_cap(limit) if cap is None else cap))
+            pipes.send(pipes.opened.req_w, request, deadline=time.monotonic() + (wall_cap(limit) if cap is None else cap))
+            if meanwhile is not None:
+                meanwhile()  # the grader's own work while the child loads the file
             payload = pipes.read_answer(seq, limit, cap)
             return None if payload is None else wire.check_load(payload)
         except TimeoutError:
@@ -54,7 +59,7 @@ class Loading:
     def resume(self, pipes: ChildPipes, seq: int, limit: float) -> dict | str | None:
         """A woken copy's load answer (it loaded the file before it was set aside): as `load`'s."""
         try:
-            pipes.send(pipes.jail.req_w, {"seq": seq, "resume": True}, deadline=time.monotonic() + wall_cap(limit))
+            pipes.send(pipes.opened.req_w, {"seq": seq, "resume": True}, deadline=time.monotonic() + wall_cap(limit))
             payload = pipes.read_answer(seq, limit)
             return None if payload is None else wire.check_load(payload)
         except TimeoutError:

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 
 from grader.sandbox import wire
-from grader.sandbox.jail import Jail
+from grader.sandbox.jail import Cell, Jail
 from grader.sandbox.timing import SLOW_AFTER, WAITING, CallTimer, Clock, Pace
 from grader.sandbox.wire import CONTROL_LIMIT, READ_SIZE
 
@@ -18,6 +18,7 @@ class ChildPipes:
 
     def __init__(self, jail: Jail, pace: Pace) -> None:
         self.jail = jail
+        self.cell: Cell | None = None  # the cell whose pipes these are, once it is open
         self.pace = pace
         self.clock: Clock | None = None  # the cell's CPU clock, once it is open
         self.answers = wire.AnswerLines()  # read from the answer pipe, not yet taken
@@ -26,6 +27,12 @@ class ChildPipes:
         self.ended = ""  # why the last wait ended without an answer: "cpu", "wall", "exit" or "" (an answer came)
         self.cpu_used = 0.0  # CPU seconds the last call that ran past its limit had used ...
         self.own_used = 0.0  # ... and its own time (see timing.CallTimer)
+
+    @property
+    def opened(self) -> Cell:
+        if self.cell is None:
+            raise OSError("no cell is open")
+        return self.cell
 
     def send(self, fd: int, message: dict, deadline: float | None = None) -> None:
         wire.send(fd, message, time.monotonic() + 2.0 if deadline is None else deadline)
@@ -37,13 +44,13 @@ class ChildPipes:
     def forget_answers(self) -> None:
         """Drop what a dead child left in the answer pipe: a bounded amount, in case something still writes."""
         for _ in range(1024):
-            if not select.select([self.jail.resp_r], [], [], 0)[0] or not os.read(self.jail.resp_r, READ_SIZE):
+            if not select.select([self.opened.resp_r], [], [], 0)[0] or not os.read(self.opened.resp_r, READ_SIZE):
                 break
         self.answers.clear()
 
     def control(self, wanted: Callable[[dict], bool], timeout: float) -> dict | None:
         """Read control events until one is `wanted`; remembers the child's exit on the way."""
-        return self.jail.event(wanted, timeout, self._note_exit)
+        return self.opened.event(wanted, timeout, self._note_exit)
 
     def _note_exit(self, event: dict) -> None:
         if event.get("event") == "exit" and event.get("pid") == self.child:
@@ -67,7 +74,7 @@ class ChildPipes:
         now = time.monotonic()
         timer = CallTimer(self.clock, limit, now, cap)
         slow_at = now + SLOW_AFTER
-        resp_r, ctl_r = self.jail.resp_r, self.jail.ctl_r
+        resp_r, ctl_r = self.opened.resp_r, self.opened.ctl_r
         look = timer.next_look()
         while True:
             payload = self.answers.next(seq)

@@ -74,13 +74,16 @@ class CallTimer:
 
     The clock is first read once the call has run LAZY_GRACE seconds (nearly every call answers
     before, and pays for no reading), and the grace is then counted as CPU used and as own time:
-    a limit can be reached that much early, never late.
+    a limit can be reached that much early, never late. A limit under four graces is read from
+    the call's start.
     """
 
     def __init__(self, clock: Clock | None, limit: float, now: float, cap: float | None = None) -> None:
         self.clock, self.limit, self.started = clock, limit, now
         self.cap = wall_cap(limit) if cap is None else cap  # a smaller cap: what is left of the budget
-        self.base: tuple[float, float] | None = None
+        # A short limit (a submission that hung: Pace.limit) is read from the start: a grace counted as
+        # CPU time would be most of it.
+        self.base: tuple[float, float] | None = clock.read() if clock is not None and limit < 4 * LAZY_GRACE else None
         self.grace = 0.0
         self.cpu_used = 0.0
         self.own = 0.0  # seconds of the call's own time: wall-clock time less the time it stalled for a CPU

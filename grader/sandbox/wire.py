@@ -221,9 +221,7 @@ def check_load(payload: bytes) -> dict:
     if not isinstance(load, dict) or not isinstance(load.get("names", []), list):
         raise ProtocolError("not a load answer")
     names = [n[:100] for n in load.get("names", [])[:200] if isinstance(n, str)]
-    stash = load.get("stash")
-    stash = stash if type(stash) is int and 1 < stash < 1 << 32 else None  # a pid, or nothing
-    return {**load, "output": output_text(load), "names": names, "stash": stash}
+    return {**load, "output": output_text(load), "names": names}
 
 
 def output_text(raw: dict) -> str:

@@ -467,3 +467,18 @@ def test_a_file_that_starts_threads_or_kills_its_copy_is_loaded_again_at_a_resta
         assert jailed.meteor_score("a", "") == "2 1"  # its copy was gone: the file was loaded anew
         jailed.restart()
         assert jailed.meteor_score("a", "") == "2 1"  # and that load set one aside again
+
+
+def test_draining_cgroup_removals_never_waits_on_a_removal_thread_that_is_gone(tmp_path):
+    # As Python shuts down, a jail closed by its finalizer drains the removals after the daemon
+    # thread has stopped: it once waited for it forever (Debian's python3.11, at a test's end).
+    script = (
+        "import os, queue, sys, threading\nfrom pathlib import Path\nfrom grader.sandbox import cgroups\n"
+        "folder = Path(sys.argv[1]) / 'empty'\nfolder.mkdir()\n"
+        "gone = threading.Thread(target=lambda: None)\ngone.start()\ngone.join()\n"
+        "work = queue.Queue()\nwork.put(folder)\n"
+        "cgroups._removals.update(pid=os.getpid(), queue=work, thread=gone)\n"
+        "cgroups.drain()\nprint(folder.exists())\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert run.stdout == "False\n", run.stderr

@@ -19,6 +19,7 @@ import os
 import queue
 import secrets
 import signal
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -289,15 +290,16 @@ def run_delay(pids: list[int]) -> float:
     return total / 1e9
 
 
-_removals: dict[str, object] = {"pid": None, "queue": None}
+_removals: dict[str, object] = {"pid": None, "queue": None, "thread": None}
 
 
 def _later(path: Path) -> None:
     """Remove the empty cgroup `path` in this process's background thread (started at first use, after any fork)."""
     if _removals["pid"] != os.getpid():
         work: queue.Queue[Path] = queue.Queue()
-        _removals.update(pid=os.getpid(), queue=work)
-        threading.Thread(target=_remover, args=(work,), name="cgroup-removal", daemon=True).start()
+        thread = threading.Thread(target=_remover, args=(work,), name="cgroup-removal", daemon=True)
+        _removals.update(pid=os.getpid(), queue=work, thread=thread)
+        thread.start()
     _removals["queue"].put(path)  # type: ignore[union-attr]
 
 
@@ -311,9 +313,23 @@ def _remover(work: queue.Queue[Path]) -> None:
 
 
 def drain() -> None:
-    """Wait until every removal asked for by this process is done."""
-    if _removals["pid"] == os.getpid():
-        _removals["queue"].join()  # type: ignore[union-attr]
+    """Wait until every removal asked for by this process is done.
+
+    As Python shuts down (a jail closed by its finalizer) the daemon thread is gone or about to
+    be: what it has not removed is removed here, never waited for."""
+    if _removals["pid"] != os.getpid():
+        return
+    work: queue.Queue[Path] = _removals["queue"]  # type: ignore[assignment]
+    thread: threading.Thread = _removals["thread"]  # type: ignore[assignment]
+    if thread.is_alive() and not sys.is_finalizing():
+        work.join()
+        return
+    while True:
+        try:
+            path = work.get_nowait()
+        except queue.Empty:
+            return
+        _remove(path)
 
 
 def _remove(path: Path) -> None:

@@ -78,7 +78,8 @@ def test_new_writes_every_part_of_an_exercise_the_engine_reads(made):
     for tier in ex.tiers:
         assert (ex.tests_dir / f"test_{tier}.py").is_file()
     assert len(ex.module("trusted").MODELS) == 1
-    texts = [path.read_text(encoding="utf-8") for path in made.rglob("*") if path.is_file()]
+    # What `new` wrote: not the bytecode of the modules this test imported just above.
+    texts = [path.read_text(encoding="utf-8") for path in made.rglob("*") if path.is_file() and path.suffix != ".pyc"]
     assert sum("TODO" in text for text in texts) >= 8  # what to write where
     # The exercise reaches the engine through grader.core alone, as the shipped ones do.
     imported = {
@@ -183,3 +184,26 @@ def test_new_refuses_a_folder_that_is_not_empty(tmp_path):
     empty.mkdir()
     assert kit("new", str(empty), "--function", "pairs", "--signature", SIGNATURE).returncode == 0
     assert (empty / "problem" / "exercise.toml").is_file()
+
+
+@pytest.mark.parametrize("command", ["check", "grade"])
+def test_a_hidden_test_module_that_does_not_import_stops_the_command_and_names_the_module(filled, tmp_path, command):
+    # Once such a module was dropped in silence: `check` printed 0/0 and `grade` graded on the other tiers.
+    folder = tmp_path / "pairs"
+    shutil.copytree(filled, folder)
+    with (folder / "hidden_tests" / "test_hidden.py").open("a", encoding="utf-8") as module:
+        module.write("\nraise RuntimeError('a typo the author made')\n")
+    (tmp_path / "class").mkdir()
+    (tmp_path / "class" / "ann.py").write_text(FILLED, encoding="utf-8")
+    out = tmp_path / "out"
+    if command == "check":
+        done = kit("check", "--exercise", str(folder), str(tmp_path / "class" / "ann.py"), cwd=tmp_path)
+    else:
+        done = kit("grade", "--exercise", str(folder), str(tmp_path / "class"), "--out", str(out), cwd=tmp_path)
+    try:
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert "hidden tests do not run" in done.stderr
+        assert "test_hidden.py" in done.stderr and "a typo the author made" in done.stderr
+        assert not (out / "results.json").exists()
+    finally:
+        forget(folder)

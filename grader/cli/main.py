@@ -53,6 +53,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     finally:
         for box in made:
             box.close()
+    if report.status == "error" and report.message.startswith(runner.TESTS_BROKEN_PREFIX):
+        raise runner.TestsBroken(report.message)
     diagnosis = None
     # The diagnosis runs on what is left of the same budget, if anything is.
     left = args.budget - sum(box.used() for box in made)
@@ -198,6 +200,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("meteor-kit: interrupted", file=sys.stderr)
         return 130
+    except runner.TestsBroken as exc:
+        # The author's tests, not a submission: nothing is graded with them (grade writes no results).
+        print(
+            f"meteor-kit: {for_terminal(str(exc))}\nfix them (pytest {for_terminal(str(ex.tests_dir))} shows the whole error)",
+            file=sys.stderr,
+        )
+        return 2
     except BrokenPipeError:
         # The reader went away (`meteor-kit check --json | head`): what it wanted it has. Python
         # would flush stdout again at exit and print a traceback, so point stdout at nothing first.

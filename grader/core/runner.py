@@ -75,6 +75,25 @@ class Report:
 
 
 LOAD_PREFIX = "could not load the submission: "
+TESTS_BROKEN_PREFIX = "the exercise's hidden tests do not run: "
+
+
+class TestsBroken(RuntimeError):
+    """The exercise's own tests fail to import or to collect: no submission can be graded with them."""
+
+    __test__ = False  # pytest collects classes named Test*; this one is an error.
+
+
+class _CollectionErrors:
+    """Each test module (or other collector) pytest could not collect, with the last line of its error."""
+
+    def __init__(self) -> None:
+        self.found: list[str] = []
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            lines = [line for line in str(report.longrepr).splitlines() if line.strip()]
+            self.found.append(f"{report.nodeid or '.'}: {lines[-1].strip() if lines else 'error'}")
 
 
 def not_run(test: dict, message: str, status: str = "not_run") -> TestResult:
@@ -378,7 +397,8 @@ def session(
     # do in a grading session.
     args += ["--tb=no", "-p", "no:unraisableexception", "-p", "no:threadexception", "-p", "no:xdist", *options]
     sink = io.StringIO()
-    all_plugins = [collector, _ProviderPlugin(provider), *plugins]
+    broken = _CollectionErrors()
+    all_plugins = [collector, _ProviderPlugin(provider), broken, *plugins]
     if quiet:
         all_plugins.append(BriefFailures())  # nobody reads pytest's text
     # The hidden tests' conftest loads the `kit` hypothesis profile; the caller keeps its own.
@@ -392,7 +412,10 @@ def session(
     finally:
         hypothesis.settings.load_profile(profile)
     done = Session(collector.as_shown(), "graded", "")
-    if provider.load_error is not None:
+    if broken.found:
+        # Before a submission that does not load: the tests themselves are wrong, for every submission.
+        done.status, done.message = "error", TESTS_BROKEN_PREFIX + "; ".join(broken.found)[:1000]
+    elif provider.load_error is not None:
         done.status, done.message = "error", f"{LOAD_PREFIX}{provider.load_error}"
     elif code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
         done.status, done.message = "error", f"the test run itself failed (pytest exit {int(code)}): {sink.getvalue()[-400:]}"

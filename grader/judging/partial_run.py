@@ -157,6 +157,8 @@ def catalogue(ex: exercise.Exercise) -> Catalogue:
         raise LoadError("-")
 
     outcome, ids = run_tests(ex, refuse)
+    if outcome.status == "error" and outcome.message.startswith(runner.TESTS_BROKEN_PREFIX):
+        raise runner.TestsBroken(outcome.message)
     tests = runner.scored(ex, outcome.tests)  # max_score as the grading policy says
     template = [{**vars(t), "message": ""} for t in tests]
     return Catalogue(ex, template, ids, stages(ex, template))

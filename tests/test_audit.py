@@ -325,12 +325,14 @@ def test_a_folder_the_audit_cannot_run_on_is_a_usage_error(wer_copy, tmp_path):
 
 
 def test_a_test_module_that_does_not_import_fails_the_reference_check(wer_copy):
-    # `grade` leaves such a module out (its other tests pass): the audit runs the tests in its own process too.
+    # `grade` refuses such a module; the audit says which one, and what it raised.
     with open(wer_copy / "hidden_tests" / "test_hidden.py", "a", encoding="utf-8") as f:
         f.write("\nraise ImportError('a helper this module needs')\n")
     found = audit.run(exercise.load(wer_copy), audit.Options(jobs=2, timeout=2.0, budget=10.0), io.StringIO())
     checks = {check.id: check for check in found.checks}
     assert checks["reference"].status == "fail"
-    assert checks["reference"].reason == "the tests of wer did not run: the test run itself failed (pytest exit 2)"
+    reason = checks["reference"].reason
+    assert reason.startswith("the tests of wer did not run: the exercise's hidden tests do not run: ")
+    assert "test_hidden.py" in reason and "ImportError: a helper this module needs" in reason
     assert any("test_hidden.py" in line for line in checks["reference"].details)
     assert checks["strength"].status == "skipped" and checks["cheats"].status == "fail" and not found.passed

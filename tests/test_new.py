@@ -207,3 +207,31 @@ def test_a_hidden_test_module_that_does_not_import_stops_the_command_and_names_t
         assert not (out / "results.json").exists()
     finally:
         forget(folder)
+
+
+def test_two_exercises_graded_one_after_the_other_in_one_process_each_collect_their_own_tests(filled, tmp_path):
+    # Their test modules share names (test_examples.py, ...): pytest once refused the second exercise's
+    # ("import file mismatch"), and the audit of a second exercise in a process saw no test at all.
+    twin = tmp_path / "pairs"
+    shutil.copytree(filled, twin)
+    script = (
+        "import sys\nfrom grader.core import exercise, runner\nfrom grader.core.submission import load_local\n"
+        "for folder in sys.argv[2:]:\n"
+        "    ex = exercise.load(folder)\n"
+        "    done = runner.run(ex, lambda: load_local(sys.argv[1], ex.function), name='ann.py')\n"
+        "    print(done.status, len(done.tests), done.passed)\n"
+    )
+    (tmp_path / "ann.py").write_text(FILLED, encoding="utf-8")
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", script, str(tmp_path / "ann.py"), str(filled), str(twin)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        lines = done.stdout.split("\n")[:2]
+        assert len(lines) == 2 and lines[0] == lines[1], done.stdout + done.stderr
+        status, count, passed = lines[0].split()
+        assert status == "graded" and int(count) > 0 and passed == count
+    finally:
+        forget(twin)

@@ -23,7 +23,7 @@ from typing import TextIO
 from grader.authoring import catalogue, cheating, inputs, page, strength
 from grader.authoring.mutants import mutants
 from grader.core import diagnosis as diagnosis_core
-from grader.core import exercise
+from grader.core import exercise, runner
 from grader.judging import cheats, diagnose
 
 PASS, FAIL, SKIPPED = "pass", "fail", "skipped"
@@ -102,7 +102,10 @@ def run(ex: exercise.Exercise, options: Options, stream: TextIO) -> Audit:
         say(f"grading the reference{f' and {len(entries)} catalogue files' if entries else ''} as any submission...")
         clock = time.monotonic()
         files = {REFERENCE: ex.root / REFERENCE, **{f"catalogue/{e.name}": e.path for e in entries}}
-        graded = strength.grade_files(ex, files, ex.call_timeout, ex.budget, options.jobs, stream)
+        try:
+            graded = strength.grade_files(ex, files, ex.call_timeout, ex.budget, options.jobs, stream)
+        except runner.TestsBroken as exc:  # nothing was graded: the reference check says why, below
+            graded = {name: {"status": "error", "message": str(exc), "tests": []} for name in files}
         try:  # the tests run in this process too: a test module that does not import fails here, not in silence
             tests, problem = inputs.recorded(ex), ""
         except RuntimeError as exc:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import io
+import os
 import re
+import sys
 import time
 from collections.abc import Callable, Mapping
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import hypothesis
@@ -397,6 +400,7 @@ def session(
     # do in a grading session.
     args += ["--tb=no", "-p", "no:unraisableexception", "-p", "no:threadexception", "-p", "no:xdist", *options]
     sink = io.StringIO()
+    _forget_other_test_modules(ex)
     broken = _CollectionErrors()
     all_plugins = [collector, _ProviderPlugin(provider), broken, *plugins]
     if quiet:
@@ -420,6 +424,23 @@ def session(
     elif code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
         done.status, done.message = "error", f"the test run itself failed (pytest exit {int(code)}): {sink.getvalue()[-400:]}"
     return done
+
+
+def _forget_other_test_modules(ex: exercise.Exercise) -> None:
+    """pytest imports a test module under its file's name: `test_examples` of another exercise, imported
+    earlier in this process (`audit` or the kit's own tests go from one exercise to the next), would
+    make this session's collection fail ("import file mismatch"). Those are forgotten first."""
+    for path in ex.tests_dir.glob("*.py"):
+        module = sys.modules.get(path.stem)
+        if module is not None and not _same_file(getattr(module, "__file__", None), path):
+            del sys.modules[path.stem]
+
+
+def _same_file(where: str | None, path: Path) -> bool:
+    try:
+        return where is not None and os.path.samefile(where, path)
+    except OSError:  # the other exercise's folder is gone (a temporary one)
+        return False
 
 
 PROVIDER_KEY = pytest.StashKey[SubmissionProvider]()

@@ -649,7 +649,7 @@ def run_child(init, req_r, resp_w):
         # We are that copy, woken as the submission's new child: our own output file, fresh random
         # numbers (as a new load would draw), then the grader's "resume" in place of the code.
         me = os.getpid()
-        LIBC.prctl(PR_SET_NAME, b"meteor-child", 0, 0, 0)
+        LIBC.prctl(PR_SET_NAME, b"kit-child", 0, 0, 0)
         out.renew()
         reseed()
         request = read_message(req_r)
@@ -690,7 +690,7 @@ def run_child(init, req_r, resp_w):
 
 
 WOKEN = object()  # what make_stash returns in the copy, once it is woken
-STASH_NAME = b"meteor-stash"  # the copy's name (/proc/PID/comm) while it waits
+STASH_NAME = b"kit-stash"  # the copy's name (/proc/PID/comm) while it waits
 
 
 def make_stash():
@@ -702,7 +702,7 @@ def make_stash():
     LIBC.prctl(PR_SET_NAME, STASH_NAME, 0, 0, 0)  # the copy has the name the cell's init knows it by from its first instant
     pid = os.fork()
     if pid:
-        LIBC.prctl(PR_SET_NAME, b"meteor-child", 0, 0, 0)
+        LIBC.prctl(PR_SET_NAME, b"kit-child", 0, 0, 0)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR2})
         return pid
     while signal.sigwait({signal.SIGUSR2}) != signal.SIGUSR2:

@@ -29,11 +29,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from grader.core import exercise
+from grader.core.adjustments import parse_plan
+from grader.core.results import ClassRun
 from grader.judging import passback
 from grader.lms.registry import parse_roster
-from grader.reports.adjust import parse_plan
 from grader.reports.files import write_outputs
-from grader.reports.tally import mistake_key
 
 EXERCISE = exercise.load(ROOT)
 from tests.big_class import big_class
@@ -70,26 +70,25 @@ def rosters(subs: list[dict]) -> dict[str, bytes]:
     return {"canvas": canvas.getvalue().encode(), "moodle": moodle.getvalue().encode()}
 
 
-def plan_for(subs: list[dict]):
-    mistakes = sorted({mistake_key(s.get("diagnosis")) for s in subs} - {None})
+def plan_for(run: ClassRun):
+    mistakes = sorted({s.diagnosis.key for s in run.submissions if s.diagnosis is not None})
     text = "".join(f'[diagnosis."{m}"]\ncomment = "About {m}."\nchange = 1\n' for m in mistakes)
-    text += "".join(f'[[student]]\nwho = "{s["submission"]}"\nchange = -2\nreason = "late"\n' for s in subs[::10])
+    text += "".join(f'[[student]]\nwho = "{s.submission}"\nchange = -2\nreason = "late"\n' for s in run.submissions[::10])
     return parse_plan(tomllib.loads(text))
 
 
-def one_round(document: dict, roster: bytes, plan) -> dict:
+def one_round(run: ClassRun, roster: bytes, plan) -> dict:
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder)
-        doc = json.loads(json.dumps(document))
         started = time.perf_counter()
         pb = passback.Passback(roster=parse_roster(roster), plan=plan)
         if pb.roster.kind == "canvas":
             pb.column = pb.roster.header.index("METEOR score (2)")
-        done = passback.apply(doc, pb)
+        run, matched = passback.apply(run, pb)
         applied = time.perf_counter()
-        passback.write(out, doc, pb, done, EXERCISE)
+        run = passback.write(out, run, pb, matched, EXERCISE)
         written = time.perf_counter()
-        write_outputs(out, doc, EXERCISE)
+        write_outputs(out, run, EXERCISE)
         outputs = time.perf_counter()
         files = sum(len(f) for _, _, f in os.walk(out / "feedback"))
     return {
@@ -97,7 +96,7 @@ def one_round(document: dict, roster: bytes, plan) -> dict:
         "write": written - applied,
         "outputs": outputs - written,
         "feedback_files": files,
-        "matched": doc["lms"]["matched"],
+        "matched": run.lms.matched if run.lms else 0,
     }
 
 
@@ -108,10 +107,11 @@ def main() -> None:
     args = parser.parse_args()
     document = big_class(args.size)
     subs = document["submissions"]
-    plan = plan_for(subs)
+    run = ClassRun.from_json(document)
+    plan = plan_for(run)
     table = {}
     for kind, roster in rosters(subs).items():
-        rounds = [one_round(document, roster, plan) for _ in range(args.rounds)]
+        rounds = [one_round(run, roster, plan) for _ in range(args.rounds)]
         table[kind] = {k: statistics.median(r[k] for r in rounds) for k in rounds[0]}
     load = os.getloadavg()[0]
     print(f"{args.size} submissions, median of {args.rounds} rounds, load average {load:.2f}")

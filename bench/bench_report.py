@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from grader.core import exercise
+from grader.core.results import ClassRun
 from grader.reports.files import write_outputs
 from tests.big_class import big_class
 
@@ -83,7 +84,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder)
         started = time.monotonic()
-        write_outputs(out, document, exercise.load(ROOT))
+        write_outputs(out, ClassRun.from_json(document), exercise.load(ROOT))
         written = time.monotonic() - started
         report = out / "report.html"
         pages = list((out / "report").iterdir())

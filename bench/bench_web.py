@@ -26,11 +26,9 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import sync_playwright
 
-from grader.cli import (
-    serve,
-    web_build,
-)
+from grader.cli import serve
 from grader.core import exercise
+from grader.export import web as web_build
 
 FLAGS = [
     "--no-sandbox",

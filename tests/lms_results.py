@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from grader.core.results import SubmissionResult
+
 ROSTERS = Path(__file__).parent / "lms" / "rosters"
 
 
@@ -59,3 +61,13 @@ def result(
             **student,
         }
     return r
+
+
+def typed(data: dict) -> SubmissionResult:
+    """A result as results.json holds it (perhaps only the fields a test needs) read into the model."""
+    return SubmissionResult.from_json({"submission": "submission.py", **data})
+
+
+def submission(*args, **kwargs) -> SubmissionResult:
+    """`result(...)` read into the model."""
+    return SubmissionResult.from_json(result(*args, **kwargs))

@@ -9,11 +9,12 @@ import os
 import tomllib
 
 import pytest
-from lms_results import ROSTERS, result
+from lms_results import ROSTERS, submission
 
 from grader.core import exercise
+from grader.core.adjustments import AdjustError, apply, parse_plan, read_plan
+from grader.core.results import ClassRun
 from grader.judging import passback
-from grader.reports.adjust import AdjustError, apply, describe, final_score, parse_plan, read_plan
 from grader.reports.files import grades_csv, write_outputs
 
 EXAMPLE = """
@@ -80,23 +81,23 @@ def test_bad_toml_is_an_error_with_its_line(tmp_path):
 
 def test_diagnosis_change_applies_to_everyone_diagnosed_and_student_changes_follow():
     results = [
-        result("ann.py", 80, mistake="no_clipping"),
-        result("bob.py", 60, mistake="no_clipping", student={"email": "bob@example.edu"}),
-        result("cy.py", 50, mistake="no_lowercase"),
+        submission("ann.py", 80, mistake="no_clipping"),
+        submission("bob.py", 60, mistake="no_clipping", student={"email": "bob@example.edu"}),
+        submission("cy.py", 50, mistake="no_lowercase"),
     ]
-    outcome = apply(results, _plan(EXAMPLE))
-    assert [final_score(r) for r in results] == [100, 58, 50]
-    assert [r["score"] for r in results] == [80, 60, 50]  # the grader's score is kept
-    assert "adjusted_score" not in results[2] and outcome.adjusted == 2 and outcome.unused == []
-    assert [describe(e) for e in results[0]["adjustments"]] == [
+    adjusted, outcome = apply(results, _plan(EXAMPLE))
+    assert [r.final_score for r in adjusted] == [100, 58, 50]
+    assert [r.score for r in adjusted] == [80, 60, 50]  # the grader's score is kept
+    assert adjusted[2].adjusted_score is None and outcome.adjusted == 2 and outcome.unused == []
+    assert [a.describe() for a in adjusted[0].adjustments] == [
         "diagnosis no_clipping: +3: Rule 2: clip repeated words.",
         "instructor: set to 100 (+17): Regraded by hand",
     ]
+    assert [r.final_score for r in results] == [80, 60, 50]  # a step: the results it was given are left as they were
 
 
 def test_an_adjustment_matching_nobody_is_listed_never_ignored():
-    results = [result("cy.py", 50, mistake="no_lowercase")]
-    outcome = apply(results, _plan(EXAMPLE))
+    _, outcome = apply([submission("cy.py", 50, mistake="no_lowercase")], _plan(EXAMPLE))
     assert outcome.unused == [
         "[diagnosis.no_clipping]: no submission has this diagnosis",
         "[[student]] who = 'ann.py': matches no submission",
@@ -105,52 +106,50 @@ def test_an_adjustment_matching_nobody_is_listed_never_ignored():
 
 
 def test_a_who_matching_two_submissions_is_listed_not_applied():
-    results = [result("a/ann.py"), result("b/ann.py", student={"name": "ann"})]
-    outcome = apply(results, _plan('[[student]]\nwho = "ann"\nchange = 1\nreason = "r"\n'))
-    assert "matches 2 submissions" in outcome.unused[0] and not any("adjustments" in r for r in results)
+    results = [submission("a/ann.py"), submission("b/ann.py", student={"name": "ann"})]
+    adjusted, outcome = apply(results, _plan('[[student]]\nwho = "ann"\nchange = 1\nreason = "r"\n'))
+    assert "matches 2 submissions" in outcome.unused[0] and all(r.adjustments is None for r in adjusted)
 
 
 def test_scores_stay_within_zero_and_the_maximum_with_the_limit_shown():
-    results = [result("ann.py", 110), result("bob.py", 2)]
-    outcome = apply(
+    results = [submission("ann.py", 110), submission("bob.py", 2)]
+    adjusted, outcome = apply(
         results,
         _plan(
             '[[student]]\nwho = "ann"\nchange = 10\nreason = "bonus"\n[[student]]\nwho = "bob"\nchange = -5\nreason = "late"\n'
         ),
     )
-    assert [final_score(r) for r in results] == [113, 0]
-    assert results[0]["adjustments"][-1] == {"by": "limit", "change": -7.0, "reason": "a score stays within 0..113"}
+    assert [r.final_score for r in adjusted] == [113, 0]
+    assert adjusted[0].adjustments[-1].as_json() == {"by": "limit", "change": -7.0, "reason": "a score stays within 0..113"}
     assert outcome.clamped == ["ann.py: 120 is outside 0..113, so 113", "bob.py: -3 is outside 0..113, so 0"]
 
 
 def test_a_second_run_replaces_earlier_adjustments_instead_of_adding_to_them():
-    results = [result("ann.py", 80)]
     plan = _plan('[[student]]\nwho = "ann"\nchange = 10\nreason = "r"\n')
-    apply(results, plan)
-    apply(results, plan)
-    assert final_score(results[0]) == 90 and len(results[0]["adjustments"]) == 1
-    apply(results, None)
-    assert "adjusted_score" not in results[0] and final_score(results[0]) == 80
+    once, _ = apply([submission("ann.py", 80)], plan)
+    twice, _ = apply(once, plan)
+    assert twice[0].final_score == 90 and len(twice[0].adjustments) == 1
+    (none,), outcome = apply(twice, None)
+    assert none.adjusted_score is None and none.adjustments is None and none.final_score == 80 and outcome is None
 
 
 def test_who_may_name_the_roster_row_a_submission_matched():
-    document = {"submissions": [result("martinezbob.py", 60)]}
+    document = ClassRun(exercise="meteor", isolation="", submissions=[submission("martinezbob.py", 60)])
     pb = passback.Passback(
         roster=passback.read_roster(ROSTERS / "canvas.csv"),
         plan=_plan(
             '[[student]]\nwho = "S102"\nchange = 1\nreason = "r"\n[[student]]\nwho = "bmartinez"\nchange = 2\nreason = "r"\n'
         ),
     )
-    done = passback.apply(document, pb)
+    run, _ = passback.apply(document, pb)
     # The SIS user id is no key; the login on the matched roster row is.
-    assert final_score(document["submissions"][0]) == 62
-    assert done.outcome.unused == ["[[student]] who = 'S102': matches no submission"]
-    assert document["submissions"][0]["lms_student"] == {"lms_id": "102", "name": "Martinez, Bob"}
+    assert run.submissions[0].final_score == 62
+    assert run.adjust is not None and run.adjust.unused == ["[[student]] who = 'S102': matches no submission"]
+    assert run.submissions[0].as_json()["lms_student"] == {"lms_id": "102", "name": "Martinez, Bob"}
 
 
 def test_grades_csv_and_gradescope_files_show_the_adjustment(tmp_path):
-    results = [result("ann.py", 80, mistake="no_clipping"), result("=cy.py", 50)]
-    apply(results, _plan(EXAMPLE))
+    results, _ = apply([submission("ann.py", 80, mistake="no_clipping"), submission("=cy.py", 50)], _plan(EXAMPLE))
     rows = list(csv.reader(io.StringIO(grades_csv(results))))
     assert rows[0][-2:] == ["adjusted_score", "adjustments"]
     assert rows[1][-2:] == [
@@ -159,7 +158,7 @@ def test_grades_csv_and_gradescope_files_show_the_adjustment(tmp_path):
     ]
     assert rows[2][0] == "'=cy.py" and rows[2][-2:] == ["50", ""]
     write_outputs(
-        tmp_path, {"exercise": "meteor", "isolation": "bubblewrap", "submissions": results}, exercise.load(exercise.KIT_ROOT)
+        tmp_path, ClassRun(exercise="meteor", isolation="bubblewrap", submissions=results), exercise.load(exercise.KIT_ROOT)
     )
     shown = json.loads((tmp_path / "gradescope" / "ann.py" / "results.json").read_text())
     assert shown["score"] == 100 and "The tests gave 80; adjusted:" in shown["output"]
@@ -168,6 +167,6 @@ def test_grades_csv_and_gradescope_files_show_the_adjustment(tmp_path):
 
 
 def test_without_adjustments_grades_csv_keeps_its_columns():
-    assert grades_csv([result("ann.py")]).splitlines()[0] == (
+    assert grades_csv([submission("ann.py")]).splitlines()[0] == (
         "submission,score,max_score,status,passed,tests,name,lms_id,login,email,late,submitted_at,layout,path,note"
     )

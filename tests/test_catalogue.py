@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from grader.core import exercise
+from grader.core.results import SubmissionResult
 from grader.core.runner import Report, run
 from grader.judging.discovery import read_source
 from grader.reports.gradescope import to_gradescope
@@ -253,7 +254,7 @@ def test_hard_coding_the_visible_tests_earns_no_more_than_returning_0(graded):
     assert visible and all(t["status"] == "pass" for t in visible), [t["name"] for t in visible if t["status"] != "pass"]
     # ... and it earns no more than doing nothing, in every output: results.json and Gradescope's.
     assert cheat["score"] <= graded["cheat/returns_0_0"]["score"]
-    assert to_gradescope(cheat, EXERCISE)["score"] == cheat["score"]
+    assert to_gradescope(SubmissionResult.from_json(cheat), EXERCISE)["score"] == cheat["score"]
 
 
 def test_one_mistake_solutions_keep_partial_credit(graded):

@@ -245,9 +245,9 @@ def test_ctrl_c_while_the_command_starts_is_one_line_and_exit_130():
 
 def test_ctrl_c_in_a_command_is_one_line_and_exit_130():
     done = _python(
-        "import sys\nsys.argv[0] = 'meteor-kit'\nimport grader.cli.main as m\n"
+        "import sys\nsys.argv[0] = 'meteor-kit'\nimport grader.cli.check as c, grader.cli.main as m\n"
         "def stopped(args):\n    raise KeyboardInterrupt\n"
-        "m.cmd_check = stopped\nsys.exit(m.main(['check', 'solutions/reference.py']))\n"
+        "c.cmd_check = stopped\nsys.exit(m.main(['check', 'solutions/reference.py']))\n"
     )
     assert (done.returncode, done.stderr) == (130, "meteor-kit: interrupted\n")
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from grader.core import exercise
+from grader.core.results import ClassRun, SubmissionResult
 from grader.judging import diagnose
 from grader.reports import class_report
 from grader.reports.files import write_report
@@ -144,7 +145,7 @@ def results() -> dict:
 
 @pytest.fixture(scope="module")
 def page(results) -> str:
-    return class_report.render(results, TITLE)
+    return class_report.render(ClassRun.from_json(results), TITLE)
 
 
 def tags(page: str, name: str) -> list[dict]:
@@ -155,7 +156,7 @@ def tags(page: str, name: str) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def pages(results) -> dict[str, str]:
-    return class_report.pages(results, TITLE)
+    return class_report.pages(ClassRun.from_json(results), TITLE)
 
 
 def test_the_histogram_keeps_files_that_never_loaded_apart_from_low_scores(page, results):
@@ -237,8 +238,8 @@ def test_student_text_is_escaped_and_nothing_can_run_or_load(results):
         "source": "x = '</pre><script>alert(4)</script>'\n",
     }
     document = {"submissions": results["submissions"] + [evil]}
-    page = class_report.render(document, TITLE)
-    student = class_report.pages(document, TITLE)["_script_alert_1___script_.py.html"]
+    page = class_report.render(ClassRun.from_json(document), TITLE)
+    student = class_report.pages(ClassRun.from_json(document), TITLE)["_script_alert_1___script_.py.html"]
     # The overview's one script is its own sorting script, allowed by its hash alone.
     assert page.count("<script") == 1 and f"<script>{class_report.SORT_SCRIPT}</script>" in page
     digest = base64.b64encode(hashlib.sha256(class_report.SORT_SCRIPT.encode()).digest()).decode()
@@ -255,23 +256,23 @@ def test_student_text_is_escaped_and_nothing_can_run_or_load(results):
 def test_a_submission_without_source_or_tests_still_renders():
     document = {
         "submissions": [
-            {"submission": "x.py", "status": "timeout", "message": "over budget", "score": 0, "max_score": 10, "tests": []}
+            {"submission": "x.py", "status": "error", "message": "over budget", "score": 0, "max_score": 10, "tests": []}
         ]
     }
-    assert "timeout: over budget" in class_report.render(document, TITLE)
-    page = class_report.pages(document, TITLE)["x.py.html"]
+    assert "error: over budget" in class_report.render(ClassRun.from_json(document), TITLE)
+    page = class_report.pages(ClassRun.from_json(document), TITLE)["x.py.html"]
     assert "The code of this submission was not recorded in results.json." in page
     assert "No test ran." in page and "over budget" in page
 
 
 def test_an_empty_class_renders():
-    page = class_report.render({"submissions": []}, TITLE)
+    page = class_report.render(ClassRun.from_json({"submissions": []}), TITLE)
     assert "0 submissions" in page and "No submission got a diagnosis." in page
 
 
 def _write(folder, document) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    write_report(folder, document, TITLE)
+    write_report(folder, ClassRun.from_json(document), TITLE)
     return folder / "report.html"
 
 
@@ -333,7 +334,8 @@ def test_a_regrade_replaces_the_student_pages(tmp_path, results):
 
 
 def test_page_names_are_unique_even_without_case(tmp_path):
-    names = class_report.page_names([{"submission": n} for n in ("Ann.py", "ann.py", "a/n?n.py", "a_n_n.py", "..", "")])
+    subs = [SubmissionResult.from_json({"submission": n}) for n in ("Ann.py", "ann.py", "a/n?n.py", "a_n_n.py", "..", "")]
+    names = class_report.page_names(subs)
     assert len({n.lower() for n in names}) == 6 and all(
         n.endswith(".html") and "/" not in n and not n.startswith(".") for n in names
     )
@@ -403,7 +405,7 @@ def test_every_count_agrees_with_the_terminal_summary(big):
     document, report = big
     page = report.read_text()
     subs = document["submissions"]
-    text = summary(subs, 10.0, report.parent)
+    text = summary(ClassRun.from_json({**document, "duration": 10.0}), report.parent)
 
     def stat(key: str) -> int:
         return int(re.search(rf'id="stat-{key}"><b>(\d+)</b>', page).group(1))
@@ -445,7 +447,7 @@ def test_every_count_agrees_with_the_terminal_summary(big):
     ],
 )
 def test_the_isolation_mode_is_shown_and_loud_when_not_bubblewrap(mode, loud, words):
-    page = class_report.render({"isolation": mode, "submissions": []} if mode else {"submissions": []}, TITLE)
+    page = class_report.render(ClassRun.from_json({"isolation": mode, "submissions": []} if mode else {"submissions": []}), TITLE)
     banner = next(a for a in tags(page, "div") if a.get("id") == "isolation")
     assert ("loud" in banner["class"]) == loud and (banner.get("role") == "alert") == loud
     assert banner["data-isolation"] == (mode or "")
@@ -454,6 +456,8 @@ def test_the_isolation_mode_is_shown_and_loud_when_not_bubblewrap(mode, loud, wo
 
 def test_the_isolation_banner_says_what_the_run_itself_recorded_of_each_submission_s_cell():
     note = "isolation: separate-uid in a container that allows no namespace (as on Gradescope). <b>sic</b>"
-    page = class_report.render({"isolation": "separate-uid", "isolation_note": note, "submissions": []}, TITLE)
+    page = class_report.render(
+        ClassRun.from_json({"isolation": "separate-uid", "isolation_note": note, "submissions": []}), TITLE
+    )
     banner = page.split('id="isolation"')[1].split("</div>")[0]
     assert "a container that allows no namespace" in banner and "&lt;b&gt;sic&lt;/b&gt;" in banner and "<b>" not in banner

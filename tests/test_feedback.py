@@ -8,14 +8,15 @@ import re
 import zipfile
 from io import BytesIO
 
-from lms_results import ROSTERS, one_test, result
+from lms_results import ROSTERS, one_test, result, submission
 
 from grader.core import exercise
+from grader.core.adjustments import apply, parse_plan
+from grader.core.results import ClassRun, SubmissionResult
 from grader.judging import passback
 from grader.lms.moodle import moodle_zip
 from grader.lms.registry import read_roster
 from grader.reports import feedback
-from grader.reports.adjust import apply, parse_plan
 from grader.reports.class_report import render
 from grader.reports.roster import Student
 
@@ -39,7 +40,7 @@ def titled(title: str) -> exercise.Exercise:
 
 
 def test_feedback_holds_score_failed_tests_and_diagnosis_in_both_formats():
-    r = result("ann.py", 80, mistake="no_clipping")
+    r = submission("ann.py", 80, mistake="no_clipping")
     md, page = feedback.render(r, Student(0, "7", "Ann Lee"), titled("METEOR score"))
     for text in (md.replace("\\", ""), page):  # Markdown backslashes every mark of a name or sentence
         assert "80 / 113 (71%)" in text and "Tests not passed: 1 of 2" in text
@@ -52,7 +53,7 @@ def test_student_text_is_escaped_in_html_and_inert_in_markdown():
     r["tests"][0]["message"] = HOSTILE
     r["tests"][0]["tier"] = "examples"
     r["diagnosis"]["text"] = HOSTILE
-    md, page = feedback.render(r, Student(0, "7", HOSTILE), titled(HOSTILE))
+    md, page = feedback.render(SubmissionResult.from_json(r), Student(0, "7", HOSTILE), titled(HOSTILE))
     assert "<script>" not in page and "&lt;script&gt;" in page
     # Markdown: outside code blocks every < [ ` is backslashed; a message sits in a fence longer than its backticks.
     outside = re.sub(r"^( *)````text\n.*?\n\1````$", "", md, flags=re.S | re.M)
@@ -65,13 +66,13 @@ def test_private_tier_messages_are_shown_as_gradescope_shows_them():
     r["tests"].append(
         one_test("test_twin[x]", "fail", "the same rule on 'secret input words': returned 'secret input words'", tier="private")
     )
-    md, page = feedback.render(r, None, titled("T"))
+    md, page = feedback.render(SubmissionResult.from_json(r), None, titled("T"))
     assert "secret input" not in md and "secret input" not in page and "test_twin[x]" in page
 
 
 def test_adjustments_and_late_flag_reach_the_feedback():
-    r = result("ann.py", 80, mistake="no_clipping", student={"late": True})
-    apply([r], parse_plan({"diagnosis": {"no_clipping": {"change": 3, "comment": "Rule 2 <i>again</i>"}}}))
+    r = submission("ann.py", 80, mistake="no_clipping", student={"late": True})
+    (r,), _ = apply([r], parse_plan({"diagnosis": {"no_clipping": {"change": 3, "comment": "Rule 2 <i>again</i>"}}}))
     md, page = feedback.render(r, None, titled("T"))
     assert (
         "83 / 113" in page
@@ -84,9 +85,9 @@ def test_adjustments_and_late_flag_reach_the_feedback():
 def test_file_names_are_safe_and_unique_ignoring_case():
     used: set[str] = set()
     names = [
-        feedback.file_base(result("x"), Student(0, "1", "../../etc/passwd"), used),
-        feedback.file_base(result("A.py"), None, used),
-        feedback.file_base(result("a.py"), None, used),
+        feedback.file_base(submission("x"), Student(0, "1", "../../etc/passwd"), used),
+        feedback.file_base(submission("A.py"), None, used),
+        feedback.file_base(submission("a.py"), None, used),
     ]
     assert names == ["1-.._.._etc_passwd", "A.py", "a.py-2"]
     assert all("/" not in n and not n.startswith(".") for n in names)
@@ -113,18 +114,18 @@ def test_moodle_zip_has_one_folder_per_student_as_moodles_import_parses_it():
 def test_moodle_roster_run_writes_the_zip_and_the_worksheet(tmp_path):
     document = {"exercise": "meteor", "submissions": [result("Ann Lee_501_assignsubmission_file_", 113, student={"late": True})]}
     pb = passback.Passback(roster=read_roster(ROSTERS / "moodle.csv"))
-    done = passback.apply(document, pb)
-    passback.write(tmp_path, document, pb, done, EXERCISE)
-    assert done.files == ["gradebook-moodle.csv", "unmatched.csv", "feedback-moodle.zip", "feedback/"]
+    run, matched = passback.apply(ClassRun.from_json(document), pb)
+    run = passback.write(tmp_path, run, pb, matched, EXERCISE)
+    assert passback.files(run, pb) == ["gradebook-moodle.csv", "unmatched.csv", "feedback-moodle.zip", "feedback/"]
     with zipfile.ZipFile(tmp_path / "feedback-moodle.zip") as zf:
         assert zf.namelist() == ["Ann Lee_501_assignsubmission_file_/feedback.html"]
     assert sorted(p.name for p in (tmp_path / "feedback").iterdir()) == ["501-Ann_Lee.html", "501-Ann_Lee.md"]
-    assert any("cannot be changed" in w for w in done.warnings)
+    assert run.lms is not None and any("cannot be changed" in w for w in run.lms.warnings)
     worksheet = (tmp_path / "gradebook-moodle.csv").read_text(encoding="utf-8-sig").splitlines()
     assert worksheet[1].startswith("Participant 501,Ann Lee,") and worksheet[1].endswith(
         ',100,100.00,Yes,"Monday, 3 March 2025, 10:00 AM",-,Submitted late.'
     )
-    lines = passback.summary(document, done)
+    lines = passback.summary(run, pb)
     assert lines[0] == "roster (moodle): 1 matched, 3 without a submission, 0 submission(s) matching nobody"
 
 
@@ -136,8 +137,8 @@ def test_report_header_lists_unmatched_submissions_and_adjustments_escaped():
             {"student": [{"who": "alee", "change": -1, "reason": "late <b>"}, {"who": "ghost", "change": 1, "reason": "x"}]}
         ),
     )
-    passback.apply(document, pb)
-    page = render(document, EXERCISE.title)
+    run, _ = passback.apply(ClassRun.from_json(document), pb)
+    page = render(run, EXERCISE.title)
     assert "<script>alert" not in page
     assert f"{html.escape(HOSTILE)}: matches nobody on the roster" in page
     assert "1 submission(s) adjusted" in page and "[[student]] who = &#x27;ghost&#x27;: matches no submission" in page
@@ -150,7 +151,7 @@ def test_feedback_page_fits_a_phone_without_scrolling_sideways(tmp_path):
     r = result("x", 50, mistake="no_clipping")
     r["tests"][0]["name"] = "test_rule[repeated_candidate_words_are_clipped_" + "and_on" * 20 + "]"
     r["tests"][0]["message"] = "x" * 400
-    _, page = feedback.render(r, Student(0, "7", "Ann" + "N" * 80), titled("METEOR score"))
+    _, page = feedback.render(SubmissionResult.from_json(r), Student(0, "7", "Ann" + "N" * 80), titled("METEOR score"))
     (tmp_path / "f.html").write_text(page)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)

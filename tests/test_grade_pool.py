@@ -43,8 +43,8 @@ def test_a_waiting_submission_is_handed_back_when_its_behaviours_owner_is_done()
 
 
 def test_one_file_of_each_kind_is_graded_first_those_with_a_loop_before_and_the_copies_after(tmp_path):
-    from grader.cli.grade import _first_of_each_kind
     from grader.judging.discovery import prepare
+    from grader.judging.pipeline import first_of_each_kind
 
     wrong = (CATALOGUE / "wrong" / "no_clipping.py").read_text()
     right = (KIT_ROOT / "solutions" / "reference.py").read_text()
@@ -53,8 +53,8 @@ def test_one_file_of_each_kind_is_graded_first_those_with_a_loop_before_and_the_
     prepared = [prepare(write(tmp_path, f"s{i}.py", text)) for i, text in enumerate(texts)]
     # The file with a `while` loop, where calls hang most, goes first though it is last in the
     # class; then one file of each other kind; then the copies.
-    assert _first_of_each_kind(list(range(len(texts))), prepared) == [5, 0, 2, 1, 3, 4]
-    assert _first_of_each_kind([1, 3, 4], prepared) == [1, 4, 3]
+    assert first_of_each_kind(list(range(len(texts))), prepared) == [5, 0, 2, 1, 3, 4]
+    assert first_of_each_kind([1, 3, 4], prepared) == [1, 4, 3]
 
 
 def test_the_workers_beyond_jobs_are_as_many_as_the_memory_allows(monkeypatch):

@@ -20,6 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from grader.core.results import ClassRun
 from grader.reports.progress import Progress, _cells
 from grader.reports.tally import tally
 
@@ -268,8 +269,9 @@ def test_the_summary_counts_agree_with_the_tally():
         },
         {"submission": "d.py", "status": "not_graded", "message": "not graded", "score": 0, "max_score": 1, "tests": []},
     ]
-    text = summary(results, 2.0, Path("/nowhere"))
-    counts = tally(results)
+    run = ClassRun.from_json({"duration": 2.0, "submissions": results})
+    text = summary(run, Path("/nowhere"))
+    counts = tally(run.submissions)
     assert counts.bins[0] == 1 and counts.bins[9] == 1 and counts.categories["never_loaded"] == 1
     assert "1 could not be graded" in text and "c\\e[31m.py" in text and "\x1b" not in text
     assert "1 passed every test" in text

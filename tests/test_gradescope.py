@@ -18,11 +18,12 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from lms_results import typed
 
 from grader.cli import autograder
-from grader.cli.autograder import defines, pick
 from grader.core import exercise
 from grader.judging.grade import Settings, Spec, grade_all
+from grader.judging.upload import defines, pick
 from grader.reports.gradescope import GRADER_FAILED, to_gradescope
 
 EXERCISE = exercise.load(exercise.KIT_ROOT)
@@ -132,7 +133,7 @@ def test_a_result_converts_to_gradescopes_format():
             },
         ],
     }
-    converted = to_gradescope(result, EXERCISE)
+    converted = to_gradescope(typed(result), EXERCISE)
     check_format(converted)
     assert converted["score"] == 1.0 and converted["output"] == "1/2 tests passed"
     assert converted["stdout_visibility"] == "hidden"
@@ -149,10 +150,10 @@ def test_a_result_converts_to_gradescopes_format():
 
 def test_the_diagnosis_follows_the_summary():
     diagnosis = {"mistake": "no_clipping", "message": "Your scores match ...", "text": "Your scores match ... For example, x."}
-    document = to_gradescope({"score": 0.0, "message": "", "passed": 0, "tests": [], "diagnosis": diagnosis}, EXERCISE)
+    document = to_gradescope(typed({"score": 0.0, "message": "", "passed": 0, "tests": [], "diagnosis": diagnosis}), EXERCISE)
     assert document["output"] == "0/0 tests passed\n\nDiagnosis: Your scores match ... For example, x."
     assert (
-        to_gradescope({"score": 0.0, "message": "", "passed": 0, "tests": [], "diagnosis": None}, EXERCISE)["output"]
+        to_gradescope(typed({"score": 0.0, "message": "", "passed": 0, "tests": [], "diagnosis": None}), EXERCISE)["output"]
         == "0/0 tests passed"
     )
 
@@ -170,7 +171,7 @@ def test_printed_output_is_shown_for_the_examples_tier_only():
         }
         for tier in ("examples", "hidden", "properties", "private")
     ]
-    converted = to_gradescope({"score": 0.0, "message": "", "passed": 0, "tests": tests}, EXERCISE)
+    converted = to_gradescope(typed({"score": 0.0, "message": "", "passed": 0, "tests": tests}), EXERCISE)
     outputs = {t["name"]: t["output"] for t in converted["tests"]}
     assert outputs["examples: t_examples"] == "expected 0.5, got 0.25\nprinted:\nprinted in examples"
     for tier in ("hidden", "properties", "private"):
@@ -214,7 +215,9 @@ def test_printed_output_is_shown_for_the_examples_tier_only():
 )
 def test_a_hidden_tests_message_keeps_only_what_the_grader_wrote(message, status, shown):
     test = {"name": "t", "tier": "hidden", "status": status, "message": message, "output": "", "score": 0.0, "max_score": 2.0}
-    assert to_gradescope({"score": 0.0, "message": "", "passed": 0, "tests": [test]}, EXERCISE)["tests"][0]["output"] == shown
+    assert (
+        to_gradescope(typed({"score": 0.0, "message": "", "passed": 0, "tests": [test]}), EXERCISE)["tests"][0]["output"] == shown
+    )
 
 
 @pytest.mark.parametrize(
@@ -227,7 +230,7 @@ def test_a_hidden_tests_message_keeps_only_what_the_grader_wrote(message, status
 )
 def test_a_private_tests_message_keeps_no_value_the_submission_chose(message):
     test = {"name": "t", "tier": "private", "status": "fail", "message": message, "output": "", "score": 0.0, "max_score": 3.0}
-    shown = to_gradescope({"score": 0.0, "message": "", "passed": 0, "tests": [test]}, EXERCISE)["tests"][0]["output"]
+    shown = to_gradescope(typed({"score": 0.0, "message": "", "passed": 0, "tests": [test]}), EXERCISE)["tests"][0]["output"]
     assert shown.startswith("expected 0.5, but ") and "0.116" not in shown and "0.25" not in shown and "cat" not in shown
 
 
@@ -238,7 +241,7 @@ def test_no_hidden_or_private_input_reaches_gradescope_from_a_leaking_submission
     result = grade_all([Spec("leaker.py", path)], Settings(ex, ex.call_timeout, ex.budget), jobs=1)[0]
     # The leak is really there before conversion, so the test below can fail.
     assert any("LEAK" in t["message"] + t["output"] for t in result["tests"] if t["tier"] in ("hidden", "private"))
-    document = to_gradescope(result, EXERCISE)
+    document = to_gradescope(typed(result), EXERCISE)
     check_format(document)
     for test in document["tests"]:
         tier = test["name"].split(":")[0]
@@ -261,7 +264,7 @@ def test_a_grader_failure_shows_the_student_no_detail(message):
         {"name": "t", "tier": tier, "status": "not_run", "message": message, "output": "", "score": 0.0, "max_score": 1.0}
         for tier in ("examples", "hidden", "properties", "private")
     ]
-    document = to_gradescope({"score": 0.0, "passed": 0, "tests": tests, "message": message}, EXERCISE)
+    document = to_gradescope(typed({"score": 0.0, "passed": 0, "tests": tests, "message": message}), EXERCISE)
     assert "hush-42" not in json.dumps(document)
     assert document["output"] == GRADER_FAILED and {t["output"] for t in document["tests"]} == {GRADER_FAILED}
 
@@ -276,7 +279,7 @@ def test_strings_are_valid_utf8_without_control_characters():
         "score": 0.0,
         "max_score": 1.0,
     }
-    document = to_gradescope({"score": 0.0, "message": "", "passed": 0, "tests": [test]}, EXERCISE)
+    document = to_gradescope(typed({"score": 0.0, "message": "", "passed": 0, "tests": [test]}), EXERCISE)
     text = json.dumps(document, ensure_ascii=False)
     text.encode("utf-8")  # raises on a lone surrogate
     assert "\x1b" not in text and "\x07" not in text

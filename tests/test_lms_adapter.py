@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import BIN, KIT_ROOT
 
+from grader.core.results import SubmissionResult
 from grader.lms import registry
 from grader.lms.adapter import LMS, Detection, Download, Entry, Fill, Identity, Layout, Student
 from grader.reports.gradebook import owners, score_for
@@ -59,7 +60,9 @@ class TinyLMS(LMS):
         ]
         return Roster(self.roster_kind, table.path, table.header, table.rows, students)
 
-    def write_gradebook(self, roster: Roster, results: list[dict], matched: Match, fill: Fill) -> tuple[str, list[str]]:
+    def write_gradebook(
+        self, roster: Roster, results: list[SubmissionResult], matched: Match, fill: Fill
+    ) -> tuple[str, list[str]]:
         by_row = owners(results, matched)
         rows = [f"{s.lms_id},{score_for(by_row.get(s.row), 10.0, fill.missing)}" for s in roster.students]
         return "tiny_id,points\n" + "".join(f"{row}\n" for row in rows), []

@@ -12,6 +12,7 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 
 from grader.core import exercise
+from grader.core.results import SubmissionResult
 from grader.core.safe_text import for_terminal
 from grader.reports import feedback
 from grader.reports.roster import Student
@@ -72,9 +73,9 @@ def feedback_of(text: str) -> str:
     r["diagnosis"]["text"] = text
     r["adjustments"] = [{"by": "student", "change": -1.0, "reason": text}]
     r["adjusted_score"] = 79.0
-    md, _ = feedback.render(r, Student(0, "7", text), TITLED)
+    md, _ = feedback.render(SubmissionResult.from_json(r), Student(0, "7", text), TITLED)
     graded = {**r, "status": "graded"}
-    md_graded, _ = feedback.render(graded, Student(0, "7", text), TITLED)
+    md_graded, _ = feedback.render(SubmissionResult.from_json(graded), Student(0, "7", text), TITLED)
     return md + md_graded
 
 

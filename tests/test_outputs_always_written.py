@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from lms_results import result
 
 from grader.core import exercise
+from grader.core.results import ClassRun, SubmissionResult
 from grader.core.safe_text import NAME_BYTES, safe_name, unique_name
 from grader.reports import class_report, files
 from grader.reports.files import write_outputs
@@ -154,21 +155,23 @@ def test_a_writer_that_fails_is_named_everywhere_and_the_run_writes_the_rest(blo
 
 def test_a_folder_whose_writer_fails_keeps_the_last_run_and_leaves_no_staging_folder(tmp_path, monkeypatch):
     document = {"exercise": "meteor", "isolation": "bubblewrap", "submissions": [result("ann.py"), result("bob.py")]}
-    write_outputs(tmp_path, document, EXERCISE)
+    write_outputs(tmp_path, ClassRun.from_json(document), EXERCISE)
     before = sorted(p.name for p in (tmp_path / "gradescope").iterdir())
 
-    def refused(r: dict, ex) -> dict:
-        if r["submission"] == "bob.py":
+    def refused(r: SubmissionResult, ex) -> dict:
+        if r.submission == "bob.py":
             raise OSError(36, "File name too long")
         return {}
 
     def broken(_: dict, title: str) -> dict:
         raise RuntimeError("the pages broke")
 
-    monkeypatch.setattr(files, "_gradescope", refused)
+    monkeypatch.setattr(files, "to_gradescope", refused)
     monkeypatch.setattr(class_report, "pages", broken)
-    unwritten = write_outputs(tmp_path, {**document, "submissions": [result("carl.py"), result("bob.py")]}, EXERCISE)
-    assert unwritten == [
+    unwritten = write_outputs(
+        tmp_path, ClassRun.from_json({**document, "submissions": [result("carl.py"), result("bob.py")]}), EXERCISE
+    )
+    assert [u.as_json() for u in unwritten] == [
         {"output": "gradescope/", "error": "OSError: [Errno 36] File name too long"},
         {"output": "report/", "error": "RuntimeError: the pages broke"},
     ]
@@ -177,16 +180,20 @@ def test_a_folder_whose_writer_fails_keeps_the_last_run_and_leaves_no_staging_fo
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
     written = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
     assert [r["submission"] for r in written["submissions"]] == ["carl.py", "bob.py"]
-    assert written["unwritten"] == unwritten
+    assert written["unwritten"] == [u.as_json() for u in unwritten]
     assert "the pages broke" in (tmp_path / "report.html").read_text(encoding="utf-8")
-    text = summary(written["submissions"], 1.0, tmp_path, unwritten=unwritten)
+    text = summary(ClassRun.from_json({**written, "duration": 1.0}), tmp_path)
     assert "NOT WRITTEN: report/: RuntimeError: the pages broke" in text
     assert "report.html" in text and "report/" not in text.split("NOT WRITTEN")[0]
 
 
 def test_a_run_with_nothing_unwritten_says_nothing_of_it(tmp_path):
     assert (
-        write_outputs(tmp_path, {"exercise": "meteor", "isolation": "bubblewrap", "submissions": [result("a.py")]}, EXERCISE)
+        write_outputs(
+            tmp_path,
+            ClassRun.from_json({"exercise": "meteor", "isolation": "bubblewrap", "submissions": [result("a.py")]}),
+            EXERCISE,
+        )
         == []
     )
     assert "unwritten" not in json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
@@ -216,5 +223,7 @@ def test_staging_folders_a_killed_run_left_are_removed_and_nothing_else(tmp_path
     for name in [*left, ".notes", ".report.not-ours"]:
         (tmp_path / name).mkdir()
         (tmp_path / name / "page.html").write_text("")
-    write_outputs(tmp_path, {"exercise": "meteor", "isolation": "bubblewrap", "submissions": [result("a.py")]}, EXERCISE)
+    write_outputs(
+        tmp_path, ClassRun.from_json({"exercise": "meteor", "isolation": "bubblewrap", "submissions": [result("a.py")]}), EXERCISE
+    )
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == [".notes", ".report.not-ours"]

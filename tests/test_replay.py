@@ -389,7 +389,7 @@ def test_a_recording_made_by_another_hypothesis_is_not_used(tmp_path):
 def test_the_page_gets_the_recording_in_its_kit_zip_and_finds_it_beside_its_session(tmp_path):
     import zipfile
 
-    from grader.cli import web_build
+    from grader.export import web as web_build
 
     web_build.kit_zip(EXERCISE, tmp_path / "kit.zip")
     with zipfile.ZipFile(tmp_path / "kit.zip") as z:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from lms_results import one_test, result
 
+from grader.core.results import SubmissionResult
 from grader.judging import resume
 
 KIT_ROOT = Path(__file__).resolve().parent.parent
@@ -38,13 +39,14 @@ def test_a_result_that_ran_out_of_time_anywhere_is_not_kept(tmp_path):
     broken = result("broken.py", status="error", message="could not load the submission: syntax error on line 3")
     out = written(tmp_path, timed_out, spent, load, waited, fine, wrong, broken)
     kept = resume.previous(out)
-    assert sorted(r["submission"] for r in kept.values()) == ["broken.py", "fine.py", "wrong.py"]
+    assert sorted(r.submission for r in kept.values()) == ["broken.py", "fine.py", "wrong.py"]
 
 
 def test_a_result_whose_tests_are_not_a_list_is_graded_again(tmp_path):
     odd = result("odd.py")
     odd["tests"] = {"status": "pass"}
-    assert resume.previous(written(tmp_path, odd, result("fine.py"))) == {"key-1": result("fine.py") | {"key": "key-1"}}
+    kept = resume.previous(written(tmp_path, odd, result("fine.py")))
+    assert kept == {"key-1": SubmissionResult.from_json(result("fine.py") | {"key": "key-1"})}
 
 
 def test_a_rerun_grades_a_timed_out_file_again_and_keeps_the_others(tmp_path, meteor_kit):

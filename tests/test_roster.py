@@ -11,7 +11,7 @@ import shutil
 import subprocess
 
 import pytest
-from lms_results import ROSTERS, result
+from lms_results import ROSTERS, submission
 
 from grader.core import exercise
 from grader.judging import passback
@@ -90,7 +90,7 @@ def test_lone_surrogates_in_a_roster_never_reach_the_gradebook():
     roster = parse_roster(
         "Student,ID,SIS User ID,SIS Login ID,Section,Quiz (7)\nAnn \ud800,1,,alee,A,\n".encode("utf-8", "surrogatepass")
     )
-    text = canvas_gradebook(roster, [result("alee.py")], match([result("alee.py")], roster), 5)
+    text = canvas_gradebook(roster, [submission("alee.py")], match([submission("alee.py")], roster), 5)
     text.encode("utf-8")  # would raise on a lone surrogate
     assert "\ud800" not in text
 
@@ -115,7 +115,7 @@ def test_a_nul_byte_says_it_is_not_csv():
 
 def test_formulas_in_the_roster_are_neutralised_in_the_gradebook_and_numbers_kept():
     roster = read_roster(ROSTERS / "canvas_formulas.csv")
-    results = [result("cmallory.py", score=56.5)]
+    results = [submission("cmallory.py", score=56.5)]
     table = _table(canvas_gradebook(roster, results, match(results, roster), roster.header.index("METEOR score (1002)")))
     cells = [c for row in table for c in row]
     assert not [c for c in cells if c[:1] in ("=", "+", "@") or (c[:1] == "-" and not c[1:].replace(".", "").isdigit())]
@@ -141,7 +141,10 @@ def test_assignment_with_a_roster_that_is_not_canvas_is_a_usage_error():
 def test_the_student_field_matches_by_lms_id_before_any_name():
     roster = read_roster(ROSTERS / "canvas.csv")
     # lms-in's identity: the file is named after someone else, the id says who it is.
-    results = [result("cokafor.py", student={"lms_id": "101", "login": "alee"}), result("x.py", student={"login": "bmartinez"})]
+    results = [
+        submission("cokafor.py", student={"lms_id": "101", "login": "alee"}),
+        submission("x.py", student={"login": "bmartinez"}),
+    ]
     found = match(results, roster)
     assert {i: s.lms_id for i, s in found.by_result.items()} == {0: "101", 1: "102"}
     assert [s.lms_id for s in found.missing] == ["104"]
@@ -149,15 +152,15 @@ def test_the_student_field_matches_by_lms_id_before_any_name():
 
 def test_a_canvas_download_name_matches_the_squashed_sortable_name():
     roster = read_roster(ROSTERS / "canvas.csv")
-    found = match([result("martinezbob.py")], roster)
+    found = match([submission("martinezbob.py")], roster)
     assert found.by_result[0].lms_id == "102"
 
 
 def test_a_moodle_folder_name_matches_its_participant_id_even_with_a_forged_one_in_the_name():
     roster = read_roster(ROSTERS / "moodle.csv")
     results = [
-        result("Bob Martinez_501_assignsubmission_file_x_502_assignsubmission_file_"),
-        result("", student={"lms_id": "503", "name": "Chi Okafor"}),
+        submission("Bob Martinez_501_assignsubmission_file_x_502_assignsubmission_file_"),
+        submission("", student={"lms_id": "503", "name": "Chi Okafor"}),
     ]
     found = match(results, roster)
     assert found.by_result[0].lms_id == "502" and found.by_result[1].lms_id == "503"
@@ -165,13 +168,13 @@ def test_a_moodle_folder_name_matches_its_participant_id_even_with_a_forged_one_
 
 def test_a_gradescope_roster_matches_by_email():
     roster = read_roster(ROSTERS / "gradescope.csv")
-    found = match([result("s1", student={"email": "BOB@example.edu"})], roster)
+    found = match([submission("s1", student={"email": "BOB@example.edu"})], roster)
     assert found.by_result[0].lms_id == "1002"
 
 
 def test_two_submissions_for_one_student_keep_the_stronger_match_and_list_the_other():
     roster = read_roster(ROSTERS / "canvas.csv")
-    results = [result("alee.py"), result("zz.py", student={"lms_id": "101"})]
+    results = [submission("alee.py"), submission("zz.py", student={"lms_id": "101"})]
     found = match(results, roster)
     assert found.by_result[1].lms_id == "101"
     assert found.unmatched == [(0, "its student (Lee, Ann) already has a submission: zz.py")]
@@ -183,13 +186,13 @@ def test_a_name_two_students_share_is_never_guessed():
         b"Last modified (submission),Last modified (grade),Feedback comments\n"
         b"Participant 1,Sam Lee,a@x,,,10,Yes,,,\nParticipant 2,Sam Lee,b@x,,,10,Yes,,,\n"
     )
-    found = match([result("Sam Lee.py")], roster)
+    found = match([submission("Sam Lee.py")], roster)
     assert found.unmatched == [(0, "matches more than one student on the roster")]
 
 
 def test_an_exact_login_beats_a_case_variant_of_it_whatever_comes_first():
     roster = read_roster(ROSTERS / "canvas.csv")  # Martinez, Bob's login is bmartinez
-    results = [result("BMartinez.py", score=10.0), result("bmartinez.py")]
+    results = [submission("BMartinez.py", score=10.0), submission("bmartinez.py")]
     found = match(results, roster)
     assert {i: s.lms_id for i, s in found.by_result.items()} == {1: "102"}
     assert found.unmatched == [(0, "its student (Martinez, Bob) already has a submission: bmartinez.py")]
@@ -198,7 +201,7 @@ def test_an_exact_login_beats_a_case_variant_of_it_whatever_comes_first():
 
 def test_an_exact_id_beats_a_case_variant_of_it():
     roster = parse_roster(b"SID,Name\nab12,Ann\nzz9,Zed\n")
-    results = [result("x", student={"lms_id": "AB12"}), result("y", student={"lms_id": "ab12"})]
+    results = [submission("x", student={"lms_id": "AB12"}), submission("y", student={"lms_id": "ab12"})]
     found = match(results, roster)
     assert found.by_result[1].lms_id == "ab12" and [i for i, _ in found.unmatched] == [0]
 
@@ -206,7 +209,7 @@ def test_an_exact_id_beats_a_case_variant_of_it():
 @pytest.mark.parametrize("names", [("BMartinez.py", "BMARTINEZ.py"), ("bmartinez.py", "bmartinez")])
 def test_two_submissions_that_claim_one_student_equally_place_neither(names):
     roster = read_roster(ROSTERS / "canvas.csv")
-    results = [result(names[0]), result(names[1]), result("alee.py")]
+    results = [submission(names[0]), submission(names[1]), submission("alee.py")]
     found = match(results, roster)
     assert {i: s.lms_id for i, s in found.by_result.items()} == {2: "101"}
     assert [(s.lms_id, claimants) for s, claimants in found.contested] == [("102", [0, 1])]
@@ -221,7 +224,7 @@ def test_two_submissions_that_claim_one_student_equally_place_neither(names):
 )
 def test_a_name_a_student_chose_in_an_lms_download_is_never_read_as_an_id(name):
     roster = read_roster(ROSTERS / "moodle.csv")  # 502 is Bob Martinez
-    results = [result(name, student={"lms_id": "900", "name": name, "layout": "moodle"})]
+    results = [submission(name, student={"lms_id": "900", "name": name, "layout": "moodle"})]
     found = match(results, roster)
     assert found.by_result == {} and found.unmatched == [(0, "matches nobody on the roster")]
 
@@ -236,8 +239,8 @@ def test_a_name_a_student_chose_in_an_lms_download_is_never_read_as_an_id(name):
 def test_a_moodle_flat_file_name_with_two_participant_ids_places_nobody(flat):
     roster = read_roster(ROSTERS / "moodle.csv")
     results = [
-        result(flat),
-        result("Ann Lee_501_assignsubmission_file_meteor.py"),
+        submission(flat),
+        submission("Ann Lee_501_assignsubmission_file_meteor.py"),
     ]
     found = match(results, roster)
     assert {i: s.lms_id for i, s in found.by_result.items()} == {1: "501"} and [i for i, _ in found.unmatched] == [0]
@@ -246,7 +249,7 @@ def test_a_moodle_flat_file_name_with_two_participant_ids_places_nobody(flat):
 def test_a_contested_student_is_blank_in_every_gradebook_and_said_so():
     names = ("ANN LEE.py", "ann lee.py")
     moodle = read_roster(ROSTERS / "moodle.csv")
-    results = [result(names[0]), result(names[1])]
+    results = [submission(names[0]), submission(names[1])]
     found = match(results, moodle)
     text, _ = moodle_gradebook(moodle, results, found, {})
     table = _table(text)
@@ -254,12 +257,12 @@ def test_a_contested_student_is_blank_in_every_gradebook_and_said_so():
     assert table[1][grade] == "" and table[2][grade] == "0"  # Ann undecided; Bob missing
     assert "2 submissions claim this student equally (ANN LEE.py, ann lee.py)" in table[1][comments]
     canvas = read_roster(ROSTERS / "canvas.csv")
-    results = [result("ALEE.py"), result("Alee.py")]
+    results = [submission("ALEE.py"), submission("Alee.py")]
     column = canvas.header.index("METEOR score (1002)")
     table = _table(canvas_gradebook(canvas, results, match(results, canvas), column))
     assert [row[column] for row in table[2:5]] == ["", "0", "0"]
     plain = read_roster(ROSTERS / "gradescope.csv")
-    results = [result("x", student={"email": "ANN@example.edu"}), result("y", student={"email": "Ann@Example.edu"})]
+    results = [submission("x", student={"email": "ANN@example.edu"}), submission("y", student={"email": "Ann@Example.edu"})]
     table = _table(plain_gradebook(plain, results, match(results, plain)))
     assert table[1][4:9] == ["", "", CONTESTED, "", "x | y"]
     assert "x" in gradebook.unmatched_csv(results, match(results, plain)).splitlines()[1]
@@ -280,7 +283,7 @@ def test_canvas_assignment_column_is_the_one_naming_the_exercise_or_an_error_lis
 
 def test_canvas_gradebook_keeps_every_column_and_fills_only_the_assignment():
     roster = read_roster(ROSTERS / "canvas.csv")
-    results = [result("alee.py", score=113.0), result("bmartinez.py", score=56.5)]
+    results = [submission("alee.py", score=113.0), submission("bmartinez.py", score=56.5)]
     column = roster.header.index("METEOR score (1002)")
     table = _table(canvas_gradebook(roster, results, match(results, roster), column))
     original = list(csv.reader(io.StringIO((ROSTERS / "canvas.csv").read_text(encoding="utf-8-sig"), newline="")))
@@ -292,7 +295,7 @@ def test_canvas_gradebook_keeps_every_column_and_fills_only_the_assignment():
 
 def test_missing_blank_leaves_the_cell_empty_and_an_interrupted_result_gets_no_score():
     roster = read_roster(ROSTERS / "canvas.csv")
-    results = [result("alee.py", status="not_graded", score=0.0)]
+    results = [submission("alee.py", status="not_graded", score=0.0)]
     column = roster.header.index("METEOR score (1002)")
     table = _table(canvas_gradebook(roster, results, match(results, roster), column, missing="blank"))
     assert [row[column] for row in table[2:5]] == ["", "", ""]
@@ -301,9 +304,9 @@ def test_missing_blank_leaves_the_cell_empty_and_an_interrupted_result_gets_no_s
 def test_moodle_worksheet_scales_to_each_maximum_and_respects_locked_grades():
     roster = read_roster(ROSTERS / "moodle.csv")
     results = [
-        result("Ann Lee.py", score=113.0),
-        result("x", score=56.5, student={"lms_id": "502"}),
-        result("y", student={"lms_id": "504"}),
+        submission("Ann Lee.py", score=113.0),
+        submission("x", score=56.5, student={"lms_id": "502"}),
+        submission("y", student={"lms_id": "504"}),
     ]
     found = match(results, roster)
     text, warnings = moodle_gradebook(roster, results, found, {0: "<b>well done</b>", 1: "half"})
@@ -317,7 +320,7 @@ def test_moodle_worksheet_scales_to_each_maximum_and_respects_locked_grades():
 
 def test_plain_gradebook_is_keyed_by_the_lms_id_with_missing_rows_marked():
     roster = read_roster(ROSTERS / "gradescope.csv")
-    results = [result("s", score=80.0, student={"email": "ann@example.edu", "late": True})]
+    results = [submission("s", score=80.0, student={"email": "ann@example.edu", "late": True})]
     table = _table(plain_gradebook(roster, results, match(results, roster)))
     assert table[0] == list(PLAIN_COLUMNS)
     assert table[1][:8] == ["1001", "Ann Lee", "", "ann@example.edu", "80", "113", "graded", "true"]

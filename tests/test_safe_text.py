@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from grader.core import exercise
+from grader.core.results import ClassRun, SubmissionResult
 from grader.core.runner import Report, TestResult
 from grader.core.safe_text import clean, for_csv, for_terminal, valid
 from grader.reports.files import grades_csv, write_outputs
@@ -124,7 +125,7 @@ def test_one_hostile_string_never_stops_the_outputs_from_being_written(tmp_path)
     results.append(result("<script>alert(1)</script>", "<img src=x onerror=alert(2)>"))
     results.append(result('=HYPERLINK("http://evil")', "fine"))
     document = {"exercise": "meteor", "isolation": "bubblewrap", "duration": 1.0, "submissions": results}
-    write_outputs(tmp_path, document, exercise.load(exercise.KIT_ROOT))
+    write_outputs(tmp_path, ClassRun.from_json(document), exercise.load(exercise.KIT_ROOT))
     files = [
         tmp_path / "results.json",
         tmp_path / "grades.csv",
@@ -148,8 +149,12 @@ def test_one_hostile_string_never_stops_the_outputs_from_being_written(tmp_path)
     assert "<img" not in report
 
 
+def typed_all(results: list[dict]) -> list[SubmissionResult]:
+    return [SubmissionResult.from_json(r) for r in results]
+
+
 def test_grades_csv_neutralises_the_names_it_is_given():
-    text = grades_csv([result("@cmd|' /C calc'!A0", "x"), result("-2+3", "x")])
+    text = grades_csv(typed_all([result("@cmd|' /C calc'!A0", "x"), result("-2+3", "x")]))
     assert [row[0] for row in csv.reader(text.splitlines())][1:] == ["'@cmd|' /C calc'!A0", "'-2+3"]
 
 
@@ -157,7 +162,7 @@ def test_the_summary_and_the_report_show_control_characters_written_out(tmp_path
     results = [result(f"s{text}", text) for text in HOSTILE]
     for r in results:
         r["status"] = "error"
-    shown = summary(results, 1.0, tmp_path)
+    shown = summary(ClassRun.from_json({"duration": 1.0, "submissions": results}), tmp_path)
     assert not UNSAFE.search(shown)
     assert "s\\e[2J" in shown and "\\e]0;pwned\\x07" in shown
     test = TestResult("test_x", "examples", "fail", "got \x1b[2J\ud800", "printed \x1b]0;t\x07\r", 0.0, 1.0)

@@ -20,6 +20,7 @@ import pytest
 from conftest import BIN, KIT_ROOT, load_module
 
 from grader.core import exercise, runner
+from grader.core.results import TestResult
 from grader.core.submission import LoadError
 from grader.judging.runs import Guard
 
@@ -203,7 +204,7 @@ def test_what_a_submission_says_reaches_students_only_from_a_tier_that_shows_its
     from grader.reports.gradescope import student_message
 
     data = EXERCISE.tiers[tier]
-    shown = student_message({"tier": tier, "status": status, "message": SUBMISSION_SAYS, "output": ""}, EXERCISE)
+    shown = student_message(TestResult("t", tier, status, SUBMISSION_SAYS, "", 0.0, 1.0), EXERCISE)
     assert (SUBMISSION_SAYS in shown) == (data.public and data.shows_inputs)
     assert ("0.123456789" in shown) == (data.public and data.shows_inputs)
 
@@ -213,7 +214,7 @@ def test_a_returned_number_reaches_students_only_from_a_public_tier(tier):
     from grader.reports.gradescope import student_message
 
     message = "expected 0.5, got 0.25 [rule: Tokens: lowercase each text with str.lower()]"
-    shown = student_message({"tier": tier, "status": "fail", "message": message, "output": ""}, EXERCISE)
+    shown = student_message(TestResult("t", tier, "fail", message, "", 0.0, 1.0), EXERCISE)
     assert ("0.25" in shown) == EXERCISE.tiers[tier].public
 
 

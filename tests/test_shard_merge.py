@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from grader.core.results import ClassRun
 from grader.judging.merge import MergeError, merge
 from grader.judging.shard import in_shard, parse_shard
 
@@ -89,13 +91,28 @@ def test_three_shards_merged_equal_one_run(tmp_path, kit_root, meteor_kit):
 
 
 def test_merge_refuses_a_student_in_two_parts_and_other_exercises():
-    part = {"exercise": "meteor", "submissions": [{"submission": "a.py"}]}
+    part = ClassRun.from_json({"exercise": "meteor", "submissions": [{"submission": "a.py"}]})
     with pytest.raises(MergeError, match="a.py is in more than one part"):
         merge([part, part])
     with pytest.raises(MergeError, match="different exercises"):
-        merge([part, {"exercise": "other", "submissions": []}])
-    mixed = merge([{**part, "isolation": "bubblewrap"}, {"exercise": "meteor", "isolation": "rlimits", "submissions": []}])
-    assert mixed["isolation"] == "mixed: bubblewrap, rlimits"
+        merge([part, ClassRun(exercise="other", isolation="", submissions=[])])
+    mixed = merge([replace(part, isolation="bubblewrap"), ClassRun(exercise="meteor", isolation="rlimits", submissions=[])])
+    assert mixed.isolation == "mixed: bubblewrap, rlimits"
+
+
+def test_a_merged_run_is_the_parts_results_in_order_without_what_only_a_whole_class_has():
+    def part(names: list[str], shard: tuple[int, int], **more) -> ClassRun:
+        return ClassRun.from_json(
+            {"exercise": "meteor", "isolation": "bubblewrap", "duration": 1.25, "shard": shard, **more}
+            | {"submissions": [{"submission": n, "score": 1.0} for n in names]}
+        )
+
+    lms = {"roster": "r.csv", "kind": "canvas", "matched": 0, "missing": [], "unmatched": [], "contested": []}
+    merged = merge([part(["cy.py", "ann.py"], (1, 2), similar=[], lms=lms), part(["bob.py"], (2, 2))])
+    assert [r.submission for r in merged.submissions] == ["ann.py", "bob.py", "cy.py"]
+    assert merged.duration == 2.5 and merged.shard is None and merged.isolation == "bubblewrap"
+    # Similar code, the roster's and the adjustments are the whole class's: made again after the merge.
+    assert merged.similar is None and merged.lms is None and merged.adjust is None
 
 
 def test_shards_split_a_class_whole_and_without_overlap():

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from grader.core import exercise
+from grader.core.results import ClassRun
 from grader.judging.similarity import THRESHOLD, similar_pairs
 from grader.reports import class_report
 
@@ -192,7 +193,7 @@ def test_the_report_shows_the_pairs_and_each_student_page_names_the_other():
             {"a": "bob.py", "b": "cy.py", "overlap": 0.82, "identical": False},
         ],
     }
-    page = class_report.render(document, "METEOR score")
+    page = class_report.render(ClassRun.from_json(document), "METEOR score")
     section = page.split('id="similar"')[1].split("</section>")[0]
     assert "2 pairs flagged" in section
     assert re.search(
@@ -200,9 +201,9 @@ def test_the_report_shows_the_pairs_and_each_student_page_names_the_other():
         section,
     )
     assert "<b>82%</b>" in section
-    pages = class_report.pages(document, "METEOR score")
+    pages = class_report.pages(ClassRun.from_json(document), "METEOR score")
     assert "Similar code: ann.py (identical), cy.py (82%)" in pages["bob.py.html"]
-    assert "was not checked" in class_report.render({**document, "similar": None}, "METEOR score")
+    assert "was not checked" in class_report.render(ClassRun.from_json({**document, "similar": None}), "METEOR score")
 
 
 def test_grade_flags_two_students_with_the_same_file(tmp_path, kit_root, meteor_kit):
@@ -227,8 +228,13 @@ def test_grade_flags_two_students_with_the_same_file(tmp_path, kit_root, meteor_
 
 
 def test_the_check_begun_during_grading_gives_the_pairs_the_check_after_it_gives():
-    from grader.cli.grade import _similar
+    from grader.core.results import SubmissionResult
+    from grader.judging.pipeline import similar_code
     from grader.judging.similarity import InBackground
+
+    def _similar(results: list[dict], ex, early) -> tuple[list[dict], str]:  # the pipeline's step, as dicts
+        pairs, note = similar_code([SubmissionResult.from_json(r) for r in results], ex, early=early)
+        return [p.as_json() for p in pairs or []], note
 
     files = independent()
     first = sorted(files)[0]

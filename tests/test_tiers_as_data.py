@@ -20,10 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from grader.cli import autograder, web_build
+from grader.cli import autograder
 from grader.core import exercise, scoring
+from grader.export import web as web_build
 from grader.reports import gradescope
 from tests.conftest import KIT_ROOT
+from tests.lms_results import typed
 from tests.test_gradescope import check_format
 
 WER = KIT_ROOT / "tests" / "exercises" / "wer"
@@ -353,5 +355,5 @@ def test_a_test_of_a_tier_the_exercise_does_not_declare_is_shown_to_nobody():
         "score": 0.0,
         "max_score": 0.0,
     }
-    (shown,) = gradescope.to_gradescope({"tests": [test], "score": 0.0, "message": "", "passed": 0}, ex)["tests"]
+    (shown,) = gradescope.to_gradescope(typed({"tests": [test], "score": 0.0, "message": "", "passed": 0}), ex)["tests"]
     assert shown["visibility"] == "hidden" and "printed" not in shown["output"]

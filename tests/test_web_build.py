@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.cli import serve, web_build
+from grader.cli import serve
+from grader.export import web as web_build
 from tests.conftest import load_module
 from tests.web_site import EXERCISE, ROOT, built_site, fingerprints, leaks, shipped_sources, site_blobs
 

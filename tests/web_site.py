@@ -10,8 +10,8 @@ import sys
 import zipfile
 from pathlib import Path
 
-from grader.cli import web_build
 from grader.core import exercise
+from grader.export import web as web_build
 
 ROOT = web_build.ROOT
 EXERCISE = exercise.load(exercise.KIT_ROOT)  # the kit's own exercise, whose site `make test` builds

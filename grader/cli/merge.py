@@ -9,47 +9,47 @@ from pathlib import Path
 
 from grader.cli.exercise_option import add_exercise_option
 from grader.core.exercise import Exercise
+from grader.core.results import ClassRun
 from grader.core.safe_text import for_terminal
 from grader.judging import passback
+from grader.judging.discovery import UsageError
 from grader.judging.merge import MergeError, merge
-from grader.reports.files import write_outputs
+from grader.judging.pipeline import ClassRequest, ResultsNotWritten, check_out, grade_class
 from grader.reports.progress import written
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from grader.cli.grade import UsageError, _check_out, _similar
-
     ex = args.exercise
-    parts = []
     try:
-        for folder in args.parts:
-            try:
-                parts.append(json.loads((Path(folder) / "results.json").read_text(encoding="utf-8")))
-            except (OSError, ValueError) as exc:
-                raise MergeError(f"cannot read {folder}/results.json: {exc}") from None
-        _check_out(args.out, [])
-        extras = passback.load(args, ex)
-        document = merge(parts)
-        if document.get("exercise") != ex.id:
+        parts = [_part(Path(folder)) for folder in args.parts]
+        check_out(args.out, [])
+        lms = passback.load(args, ex)
+        merged = merge(parts)
+        if merged.exercise != ex.id:
             raise MergeError(
-                f"the parts were graded on the exercise {document.get('exercise')!r}, not {ex.id!r}: "
+                f"the parts were graded on the exercise {merged.exercise!r}, not {ex.id!r}: "
                 "give that exercise's folder with --exercise"
             )
     except (MergeError, UsageError) as exc:
         print(f"meteor-kit merge: {exc}", file=sys.stderr)
         return 2
-    document["similar"], document["similar_note"] = _similar(document["submissions"], ex)
-    done = passback.apply(document, extras)
-    passback.write(args.out, document, extras, done, ex)
     try:
-        unwritten = write_outputs(args.out, document, ex)
-    except OSError as exc:  # results.json itself
+        run = grade_class(ClassRequest(ex, out=args.out, passback=lms, merged=merged))
+    except ResultsNotWritten as exc:  # results.json itself
         print(for_terminal(f"meteor-kit merge: results.json could not be written: {exc}", one_line=True), file=sys.stderr)
         return 1
-    print(f"merged {len(parts)} part(s): {len(document['submissions'])} submission(s)" + written(args.out, unwritten))
-    for line in passback.summary(document, done):
+    print(f"merged {len(parts)} part(s): {len(run.submissions)} submission(s)" + written(args.out, run.unwritten))
+    for line in passback.summary(run, lms):
         print(line)
-    return 1 if unwritten else 0
+    return 1 if run.unwritten else 0
+
+
+def _part(folder: Path) -> ClassRun:
+    """The run one shard wrote into `folder`."""
+    try:
+        return ClassRun.from_json(json.loads((folder / "results.json").read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise MergeError(f"cannot read {folder}/results.json: {exc}") from None
 
 
 def register(commands: argparse._SubParsersAction, ex: Exercise) -> None:

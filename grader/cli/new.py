@@ -9,7 +9,7 @@ import re
 import sys
 from pathlib import Path
 
-from grader.cli.exercise_template import Signature, render
+from grader.authoring.exercise_template import Signature, render
 from grader.core.exercise import Exercise
 from grader.core.safe_text import for_terminal
 

@@ -13,9 +13,9 @@ import sys
 import threading
 from pathlib import Path
 
-from grader.cli import web_build
 from grader.cli.exercise_option import add_exercise_option
 from grader.core.exercise import Exercise
+from grader.export import web as web_build
 
 HEADERS = {
     "Cross-Origin-Opener-Policy": "same-origin",

@@ -18,23 +18,10 @@ import pytest
 
 from grader.core import exercise, replay, scoring
 from grader.core.checks import WrongAnswer
+from grader.core.results import Status, SubmissionStatus, TestResult
 from grader.core.submission import LoadError, Submission, SubmissionError
 
 OUTPUT_LIMIT = 500
-
-
-@dataclass
-class TestResult:
-    name: str
-    tier: str
-    status: str  # pass | fail | error | timeout | not_run
-    message: str
-    output: str
-    score: float
-    max_score: float
-
-    # pytest collects classes named Test*; this one is data.
-    __test__ = False
 
 
 @dataclass
@@ -42,10 +29,14 @@ class Report:
     """One submission's verdicts, each with the points the grading policy paid (`scored`)."""
 
     submission: str
-    status: str  # graded | error
+    status: SubmissionStatus
     message: str
     tests: list[TestResult] = field(default_factory=list)
     duration: float = 0.0
+
+    def __post_init__(self) -> None:
+        if type(self.status) is not SubmissionStatus:
+            self.status = SubmissionStatus(self.status)
 
     @property
     def score(self) -> float:
@@ -57,7 +48,7 @@ class Report:
 
     @property
     def passed(self) -> int:
-        return sum(t.status == "pass" for t in self.tests)
+        return sum(t.status == Status.PASS for t in self.tests)
 
     def as_json(self) -> dict[str, Any]:
         # Flat fields only (asdict's deep copy cost a class grading a millisecond per submission).
@@ -68,13 +59,13 @@ class Report:
     @classmethod
     def not_run(cls, submission: str, status: str, message: str, template: list[dict]) -> Report:
         """A report whose tests never ran (the grader failed, the run was cut short): each test says why."""
-        return cls(submission, status, message, [not_run(t, message) for t in template])
+        return cls(submission, SubmissionStatus(status), message, [not_run(t, message) for t in template])
 
     @classmethod
     def could_not_load(cls, submission: str, error: str, template: list[dict]) -> Report:
         """The report of a submission that did not load: every test an error with the reason, as a real run gives."""
         message = f"{LOAD_PREFIX}{error}"
-        return cls(submission, "error", message, [not_run(t, message, status="error") for t in template])
+        return cls(submission, SubmissionStatus.ERROR, message, [not_run(t, message, status=Status.ERROR) for t in template])
 
 
 LOAD_PREFIX = "could not load the submission: "
@@ -99,7 +90,7 @@ class _CollectionErrors:
             self.found.append(f"{report.nodeid or '.'}: {lines[-1].strip() if lines else 'error'}")
 
 
-def not_run(test: dict, message: str, status: str = "not_run") -> TestResult:
+def not_run(test: dict, message: str, status: Status = Status.NOT_RUN) -> TestResult:
     """One test of a template (name, tier, max_score) that earned nothing, and why."""
     return TestResult(test["name"], test["tier"], status, message, "", 0.0, test["max_score"])
 
@@ -215,7 +206,7 @@ def verdict_of(
     known = tiers.get(tier)
     status, message = classify(excinfo, shows_inputs=known is not None and known.shows_inputs)
     earned = known.points if known is not None else 0.0
-    return TestResult(item.name, tier, status, message, truncate(output), earned if status == "pass" else 0.0, earned)
+    return TestResult(item.name, tier, Status(status), message, truncate(output), earned if status == "pass" else 0.0, earned)
 
 
 class BriefFailures:
@@ -245,7 +236,7 @@ class BriefFailures:
             {keyword: 1 for keyword in item.keywords},
             "failed",
             f"{type(error).__name__} (the kit's report says more)",
-            call.when,
+            call.when,  # type: ignore[arg-type]  # never "collect": no report of a collection is made here
             sections,
             call.duration,
             call.start,
@@ -358,7 +349,7 @@ def run(
     """
     started = time.perf_counter()
     done = session(ex, factory, [str(ex.tests_dir)], tiers, plugins=plugins, quiet=quiet)
-    return Report(name, done.status, done.message, scored(ex, done.results), time.perf_counter() - started)
+    return Report(name, SubmissionStatus(done.status), done.message, scored(ex, done.results), time.perf_counter() - started)
 
 
 @dataclass

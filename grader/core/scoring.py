@@ -83,7 +83,7 @@ def key(tier: str, name: str) -> str:
 
 def points(tests: Sequence[Verdict], rules: Policy) -> list[tuple[float, float]]:
     """(score, max_score) of each test, in order."""
-    status = {(t.tier, t.name): t.status for t in tests}
+    status: dict[tuple[str | None, str], str] = {(t.tier, t.name): t.status for t in tests}
     twins_ran = any(rules.is_twin(t) for t in tests)
 
     def twin_passed(k: str) -> bool:
@@ -111,7 +111,7 @@ def points(tests: Sequence[Verdict], rules: Policy) -> list[tuple[float, float]]
         k = key(test.tier, test.name)
         if paid and k in rules.constant_passes:
             rule = rules.rule_of.get(k)
-            paid = rules.anchors.get(rule, rule) in earned_rules
+            paid = rule is not None and rules.anchors.get(rule, rule) in earned_rules
         result.append((most if paid else 0.0, most))
     return result
 

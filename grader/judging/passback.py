@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from grader.core import exercise
+from grader.core import adjustments, exercise
+from grader.core.adjustments import AdjustError, Plan
+from grader.core.results import ClassRun, Contested, LmsStudent, LmsSummary, SubmissionResult, Unmatched, Unwritten
 from grader.core.safe_text import for_terminal
 from grader.judging.discovery import UsageError
 from grader.lms import registry
 from grader.lms.adapter import Fill
 from grader.lms.registry import read_roster
-from grader.reports import adjust, feedback, gradebook
-from grader.reports.adjust import AdjustError, Plan
+from grader.reports import feedback, gradebook
 from grader.reports.files import attempt, replace_folder, write_atomic
 from grader.reports.roster import Match, Roster, RosterError, Student, match
 
@@ -30,16 +31,6 @@ class Passback:
     column: int | None = None  # the assignment's column, in an export with one per assignment
     plan: Plan | None = None
     missing: str = "zero"
-
-
-@dataclass
-class Done:
-    """What `apply` found, for the files and the summary."""
-
-    matched: Match | None = None
-    outcome: adjust.Outcome | None = None
-    warnings: list[str] = field(default_factory=list)
-    files: list[str] = field(default_factory=list)
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
@@ -87,7 +78,7 @@ def load(args: argparse.Namespace, ex: exercise.Exercise) -> Passback:
                 f"--assignment chooses a column of a {_choosers()} gradebook: "
                 + ("give one with --roster" if roster is None else f"this roster is {roster.kind}'s")
             )
-        plan = adjust.read_plan(args.adjust) if getattr(args, "adjust", None) else None
+        plan = adjustments.read_plan(args.adjust) if getattr(args, "adjust", None) else None
     except (RosterError, AdjustError) as exc:
         raise UsageError(str(exc)) from None
     return Passback(roster, column, plan, getattr(args, "missing", "zero"))
@@ -104,59 +95,48 @@ def _identities(matched: Match | None) -> dict[int, list[str]]:
     return {i: [s.lms_id, s.name, s.login, s.email] for i, s in matched.by_result.items()}
 
 
-def apply(document: dict, passback: Passback) -> Done:
-    """Match the results with the roster and apply the adjustments: in the results and in the document."""
-    results = document["submissions"]
-    for r in results:
-        r.pop("lms_student", None)
-    document.pop("lms", None)
-    document.pop("adjust", None)
-    done = Done()
+def apply(run: ClassRun, passback: Passback) -> tuple[ClassRun, Match | None]:
+    """The run with its results matched with the roster and adjusted (each run from scratch), and who matched whom."""
+    results = [replace(r, lms_student=None) if r.lms_student is not None else r for r in run.submissions]
+    matched = lms = None
     if passback.roster is not None:
-        done.matched = match(results, passback.roster)
-        for i, s in done.matched.by_result.items():
-            results[i]["lms_student"] = {"lms_id": s.lms_id, "name": s.name}
-        document["lms"] = {
-            "roster": str(passback.roster.path),
-            "kind": passback.roster.kind,
-            "matched": len(done.matched.by_result),
-            "missing": [{"lms_id": s.lms_id, "name": s.name} for s in done.matched.missing],
-            "unmatched": [{"submission": results[i].get("submission"), "reason": why} for i, why in done.matched.unmatched],
+        matched = match(results, passback.roster)
+        for i, s in matched.by_result.items():
+            results[i] = replace(results[i], lms_student=LmsStudent(s.lms_id, s.name))
+        lms = LmsSummary(
+            roster=str(passback.roster.path),
+            kind=passback.roster.kind,
+            matched=len(matched.by_result),
+            missing=[LmsStudent(s.lms_id, s.name) for s in matched.missing],
+            unmatched=[Unmatched(results[i].submission, why) for i, why in matched.unmatched],
             # Students two submissions claim equally: left blank in the gradebook, the submissions in `unmatched`.
-            "contested": [
-                {"lms_id": s.lms_id, "name": s.name, "submissions": [results[i].get("submission") for i in claimants]}
-                for s, claimants in done.matched.contested
+            contested=[
+                Contested(s.lms_id, s.name, [results[i].submission for i in claimants]) for s, claimants in matched.contested
             ],
-        }
-        done.warnings += passback.roster.warnings
-    done.outcome = adjust.apply(results, passback.plan, _identities(done.matched))
-    if passback.plan is not None:
-        document["adjust"] = {
-            "file": passback.plan.path,
-            "adjusted": done.outcome.adjusted,
-            "unused": done.outcome.unused,
-            "clamped": done.outcome.clamped,
-        }
-    return done
+            warnings=list(passback.roster.warnings),
+        )
+    results, adjusted = adjustments.apply(results, passback.plan, _identities(matched))
+    return replace(run, submissions=results, lms=lms, adjust=adjusted), matched
 
 
-def write(out: Path, document: dict, passback: Passback, done: Done, ex: exercise.Exercise) -> None:
+def write(out: Path, run: ClassRun, passback: Passback, matched: Match | None, ex: exercise.Exercise) -> ClassRun:
     """The gradebook, unmatched.csv, feedback/ (and the LMS's feedback bundle) of a class graded on `ex`, if asked for.
 
-    A file that cannot be written is listed in the document's `unwritten` (the report and the
-    summary show it), and the others are written still.
+    Returns the run with what writing the gradebook warned of (in `lms.warnings`). A file that
+    cannot be written is added to the run's `unwritten` (the report and the summary show it), and
+    the others are written still.
     """
     if passback.roster is None and passback.plan is None:
-        return
-    results = document["submissions"]
-    roster, matched = passback.roster, done.matched
+        return run
+    results = run.submissions
+    roster = passback.roster
     owners: dict[int, Student] = matched.by_result if matched else {}
-    unwritten: list[dict] = []
-    pages: list = []
+    unwritten: list[Unwritten] = []
+    warnings: list[str] = []
+    pages: list[tuple[int, SubmissionResult, Student | None, str, str]] = []
 
     def written(name: str, make: Callable[[], str | bytes]) -> None:
-        if attempt(unwritten, name, lambda: write_atomic(out / name, make())):
-            done.files.append(name)
+        attempt(unwritten, name, lambda: write_atomic(out / name, make()))
 
     def render() -> None:
         pages.extend((i, r, owners.get(i), *feedback.render(r, owners.get(i), ex)) for i, r in enumerate(results))
@@ -164,26 +144,41 @@ def write(out: Path, document: dict, passback: Passback, done: Done, ex: exercis
     rendered = attempt(unwritten, "feedback/", render)
     if roster is not None and matched is not None:
         lms = registry.of_roster(roster)
-        written(lms.gradebook_file, lambda: _gradebook(roster, results, matched, passback, done))
+        written(lms.gradebook_file, lambda: _gradebook(roster, results, matched, passback, warnings))
         written("unmatched.csv", lambda: gradebook.unmatched_csv(results, matched))
         if lms.feedback_bundle and rendered:
             written(lms.feedback_bundle, lambda: lms.write_feedback([(s, page) for _, _, s, _, page in pages if s is not None]))
-    if rendered and attempt(
-        unwritten, "feedback/", lambda: replace_folder(out / "feedback", lambda into: _write_folder(into, pages))
-    ):
-        done.files.append("feedback/")
+        elif lms.feedback_bundle:
+            unwritten.append(Unwritten(lms.feedback_bundle, "the feedback it holds could not be made (see feedback/)"))
+    if rendered:
+        attempt(unwritten, "feedback/", lambda: replace_folder(out / "feedback", lambda into: _write_folder(into, pages)))
+    if run.lms is not None and warnings:
+        run = replace(run, lms=replace(run.lms, warnings=[*run.lms.warnings, *warnings]))
     if unwritten:
-        document["unwritten"] = [*(document.get("unwritten") or []), *unwritten]
+        run = replace(run, unwritten=[*(run.unwritten or []), *unwritten])
+    return run
 
 
-def _gradebook(roster: Roster, results: list[dict], matched: Match, passback: Passback, done: Done) -> str:
-    """The gradebook in the LMS's own format, ready to import."""
-    text, warnings = registry.of_roster(roster).write_gradebook(roster, results, matched, Fill(passback.column, passback.missing))
-    done.warnings += warnings
+def files(run: ClassRun, passback: Passback) -> list[str]:
+    """The files this run wrote for the LMS: those its options ask for, but any it could not write."""
+    if passback.roster is None and passback.plan is None:
+        return []
+    wanted = []
+    if passback.roster is not None:
+        lms = registry.of_roster(passback.roster)
+        wanted += [lms.gradebook_file, "unmatched.csv", *([lms.feedback_bundle] if lms.feedback_bundle else [])]
+    failed = {u.output for u in run.unwritten or []}
+    return [name for name in [*wanted, "feedback/"] if name not in failed]
+
+
+def _gradebook(roster: Roster, results: list[SubmissionResult], matched: Match, passback: Passback, warnings: list[str]) -> str:
+    """The gradebook in the LMS's own format, ready to import; what writing it warned of goes into `warnings`."""
+    text, said = registry.of_roster(roster).write_gradebook(roster, results, matched, Fill(passback.column, passback.missing))
+    warnings += said
     return text
 
 
-def _write_folder(folder: Path, pages: list) -> None:
+def _write_folder(folder: Path, pages: list[tuple[int, SubmissionResult, Student | None, str, str]]) -> None:
     """feedback/'s files: a Markdown and an HTML file per student."""
     used: set[str] = set()
     for _, r, student, md, page in pages:
@@ -194,39 +189,37 @@ def _write_folder(folder: Path, pages: list) -> None:
         (folder / f"{base}.html").write_text(page, encoding="utf-8")
 
 
-def summary(document: dict, done: Done) -> list[str]:
+def summary(run: ClassRun, passback: Passback) -> list[str]:
     """The terminal summary's lines about the roster and the adjustments."""
     lines = []
-    lms = document.get("lms")
+    lms = run.lms
     if lms:
-        unmatched = lms["unmatched"]
+        unmatched = lms.unmatched
         lines.append(
-            f"roster ({lms['kind']}): {lms['matched']} matched, {len(lms['missing'])} without a submission, "
+            f"roster ({lms.kind}): {lms.matched} matched, {len(lms.missing)} without a submission, "
             f"{len(unmatched)} submission(s) matching nobody" + (" (unmatched.csv):" if unmatched else "")
         )
         for u in unmatched[:10]:
-            lines.append(f"  {for_terminal(str(u['submission']), one_line=True)}: {for_terminal(u['reason'], one_line=True)}")
+            lines.append(f"  {for_terminal(u.submission, one_line=True)}: {for_terminal(u.reason, one_line=True)}")
         if len(unmatched) > 10:
             lines.append(f"  and {len(unmatched) - 10} more")
-        for c in (lms.get("contested") or [])[:10]:
-            claimants = ", ".join(for_terminal(str(x), one_line=True) for x in c["submissions"][:5])
+        for c in lms.contested[:10]:
+            claimants = ", ".join(for_terminal(x, one_line=True) for x in c.submissions[:5])
             lines.append(
-                f"  claimed equally, left blank in the gradebook: {for_terminal(c['name'] or c['lms_id'], one_line=True)} "
-                f"({claimants})"
+                f"  claimed equally, left blank in the gradebook: {for_terminal(c.name or c.lms_id, one_line=True)} ({claimants})"
             )
-        if lms["missing"]:
-            names = [for_terminal(m["name"] or m["lms_id"], one_line=True) for m in lms["missing"][:10]]
-            more = f" and {len(lms['missing']) - 10} more" if len(lms["missing"]) > 10 else ""
+        if lms.missing:
+            names = [for_terminal(m.name or m.lms_id, one_line=True) for m in lms.missing[:10]]
+            more = f" and {len(lms.missing) - 10} more" if len(lms.missing) > 10 else ""
             lines.append(f"  without a submission (marked missing in the gradebook): {'; '.join(names)}{more}")
-    adjusted = document.get("adjust")
+    adjusted = run.adjust
     if adjusted:
-        lines.append(
-            f"adjustments ({for_terminal(adjusted['file'], one_line=True)}): {adjusted['adjusted']} submission(s) adjusted"
-        )
-        for problem in [*adjusted["unused"], *adjusted["clamped"]]:
+        lines.append(f"adjustments ({for_terminal(adjusted.file, one_line=True)}): {adjusted.adjusted} submission(s) adjusted")
+        for problem in [*adjusted.unused, *adjusted.clamped]:
             lines.append(f"  warning: {for_terminal(problem, one_line=True)}")
-    for warning in done.warnings:
+    for warning in lms.warnings if lms else []:
         lines.append(f"warning: {for_terminal(warning, one_line=True)}")
-    if done.files:
-        lines.append(f"for the LMS: {', '.join(done.files)}")
+    written = files(run, passback)
+    if written:
+        lines.append(f"for the LMS: {', '.join(written)}")
     return lines

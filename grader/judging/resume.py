@@ -16,12 +16,13 @@ import json
 from pathlib import Path
 
 from grader.core import exercise
+from grader.core.results import Status, SubmissionResult, SubmissionStatus
 
 # What decides a verdict: a change to any of these grades the whole class again.
 JUDGES = ("grader", "hidden_tests", "problem", "solutions")
-REGRADE = {"not_graded"}
+REGRADE = {SubmissionStatus.NOT_GRADED}
 # Test statuses that say time ran out: a neighbour's load can cause them, so they are checked again.
-OUT_OF_TIME = {"timeout", "not_run"}
+OUT_OF_TIME = {Status.TIMEOUT, Status.NOT_RUN}
 # How the sandbox says a load ran out of time (grader/sandbox/host.py); such a result's tests are errors.
 LOAD_OUT_OF_TIME = (
     "loading the file took longer than",
@@ -49,7 +50,7 @@ def key(ex: exercise.Exercise, source: str, problem: str, settings: dict) -> str
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def previous(out: Path) -> dict[str, dict]:
+def previous(out: Path) -> dict[str, SubmissionResult]:
     """The results of the last run in `out` that can be reused, by key (none if unreadable)."""
     try:
         document = json.loads((out / "results.json").read_text(encoding="utf-8"))
@@ -58,21 +59,25 @@ def previous(out: Path) -> dict[str, dict]:
         return {}
     kept = {}
     for r in results:
+        # The file is read as hostile: a result that does not read back whole is graded again.
+        if not isinstance(r, dict) or not isinstance(r.get("tests"), list):
+            continue
+        try:
+            result = SubmissionResult.from_json(r)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            continue
         if (
-            isinstance(r, dict)
-            and r.get("key")
-            and r.get("status") not in REGRADE
-            and not str(r.get("message", "")).startswith("the grader failed")
-            and not out_of_time(r)
+            result.key
+            and result.status not in REGRADE
+            and not result.message.startswith("the grader failed")
+            and not out_of_time(result)
         ):
-            kept[r["key"]] = r
+            kept[result.key] = result
     return kept
 
 
-def out_of_time(result: dict) -> bool:
+def out_of_time(result: SubmissionResult) -> bool:
     """Whether any verdict of `result` says time ran out (a test's, or the load's)."""
-    tests = result.get("tests")
-    if not isinstance(tests, list) or any(not isinstance(t, dict) or t.get("status") in OUT_OF_TIME for t in tests):
+    if any(t.status in OUT_OF_TIME for t in result.tests):
         return True
-    message = str(result.get("message", ""))
-    return any(words in message for words in LOAD_OUT_OF_TIME)
+    return any(words in result.message for words in LOAD_OUT_OF_TIME)

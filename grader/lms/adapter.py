@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
+from grader.core.results import SubmissionResult
 from grader.reports.roster import PLAIN_LAYOUT, Match, Roster, Table
 from grader.reports.roster import Student as RosterStudent
 
@@ -137,7 +138,9 @@ class LMS(abc.ABC):
         """The column to fill, for an export with several assignments (`has_assignments`); RosterError if unclear."""
         return None
 
-    def write_gradebook(self, roster: Roster, results: list[dict], matched: Match, fill: Fill) -> tuple[str, list[str]]:
+    def write_gradebook(
+        self, roster: Roster, results: list[SubmissionResult], matched: Match, fill: Fill
+    ) -> tuple[str, list[str]]:
         """The gradebook to import, from the roster this adapter read; and warnings for the summary."""
         raise NotImplementedError(f"{self.title} reads no gradebook export, so it writes none")
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from grader.core.results import SubmissionResult
 from grader.lms.adapter import LMS, SUFFIXES, Detection, Download, Entry, Fill, Identity, Layout, Student, clip
 from grader.lms.claims import Reading, contest, resolve, unreadable
 from grader.reports.gradebook import contested as contested_rows
@@ -83,7 +84,9 @@ class Canvas(LMS):
     def assignment_column(self, roster: Roster, wanted: str | None, exercise_id: str, title: str) -> int | None:
         return assignment_column(roster, wanted, exercise_id, title)
 
-    def write_gradebook(self, roster: Roster, results: list[dict], matched: Match, fill: Fill) -> tuple[str, list[str]]:
+    def write_gradebook(
+        self, roster: Roster, results: list[SubmissionResult], matched: Match, fill: Fill
+    ) -> tuple[str, list[str]]:
         if fill.column is None:
             raise ValueError("a Canvas gradebook needs its assignment's column")
         return canvas_gradebook(roster, results, matched, fill.column, fill.missing), []
@@ -215,7 +218,7 @@ def assignment_column(roster: Roster, wanted: str | None, exercise_id: str, titl
     )
 
 
-def canvas_gradebook(roster: Roster, results: list[dict], matched: Match, column: int, missing: str = "zero") -> str:
+def canvas_gradebook(roster: Roster, results: list[SubmissionResult], matched: Match, column: int, missing: str = "zero") -> str:
     """The export itself, every row and column kept, with the assignment's column filled in."""
     by_row = owners(results, matched)
     contested = contested_rows(results, matched)

@@ -8,9 +8,9 @@ keyed by the LMS id.
 
 from __future__ import annotations
 
+from grader.core.results import SubmissionResult
 from grader.core.safe_text import for_csv
 from grader.lms.adapter import LMS, Detection, Download, Entry, Fill, Layout
-from grader.reports.adjust import describe
 from grader.reports.gradebook import owners, score_for, to_csv
 from grader.reports.roster import PLAIN_LAYOUT, Match, Roster, Student, Table
 
@@ -56,19 +56,21 @@ class Folder(LMS):
             students.append(Student(i, lms_id, name, login=get(row, "Login", "Username"), email=email))
         return Roster(self.roster_kind, table.path, table.header, table.rows, students)
 
-    def write_gradebook(self, roster: Roster, results: list[dict], matched: Match, fill: Fill) -> tuple[str, list[str]]:
+    def write_gradebook(
+        self, roster: Roster, results: list[SubmissionResult], matched: Match, fill: Fill
+    ) -> tuple[str, list[str]]:
         return plain_gradebook(roster, results, matched, fill.missing), []
 
 
-def plain_gradebook(roster: Roster, results: list[dict], matched: Match, missing: str = "zero") -> str:
+def plain_gradebook(roster: Roster, results: list[SubmissionResult], matched: Match, missing: str = "zero") -> str:
     by_row = owners(results, matched)
     contested = {student.row: claimants for student, claimants in matched.contested}
     out = [list(PLAIN_COLUMNS)]
     for s in roster.students:
         r = by_row.get(s.row)
-        late = ((r or {}).get("student") or {}).get("late")
+        late = r.student.late if r is not None and r.student is not None else None
         if s.row in contested:  # no score until an instructor decides which submission is theirs
-            names = " | ".join(str(results[i].get("submission", "")) for i in contested[s.row])
+            names = " | ".join(results[i].submission for i in contested[s.row])
             out.append([for_csv(x) for x in (s.lms_id, s.name, s.login, s.email, "", "", CONTESTED, "", names, "")])
             continue
         out.append(
@@ -80,11 +82,11 @@ def plain_gradebook(roster: Roster, results: list[dict], matched: Match, missing
                     s.login,
                     s.email,
                     score_for(r, None, missing),
-                    f"{r['max_score']:g}" if r else "",
-                    (r or {}).get("status", "") if r else "missing",
+                    f"{r.max_score:g}" if r else "",
+                    r.status if r else "missing",
                     "" if late is None else str(bool(late)).lower(),
-                    str(r.get("submission", "")) if r else "",
-                    " | ".join(describe(e) for e in (r or {}).get("adjustments", [])),
+                    r.submission if r else "",
+                    " | ".join(a.describe() for a in (r.adjustments or [] if r else [])),
                 )
             ]
         )

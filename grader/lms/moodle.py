@@ -16,10 +16,10 @@ import time
 import zipfile
 from collections.abc import Callable
 
+from grader.core.results import SubmissionResult, SubmissionStatus
 from grader.core.safe_text import for_csv
 from grader.lms.adapter import LMS, SUFFIXES, Detection, Download, Entry, Fill, Identity, Layout, Student, clip
 from grader.lms.claims import Reading, contest, resolve, unreadable
-from grader.reports.adjust import describe
 from grader.reports.gradebook import contested as contested_rows
 from grader.reports.gradebook import copied, owners, score_for, to_csv
 from grader.reports.roster import Match, Roster, Table, parse_number
@@ -84,7 +84,9 @@ class Moodle(LMS):
             )
         return Roster(self.roster_kind, table.path, table.header, table.rows, students, id_in_name=moodle_participant)
 
-    def write_gradebook(self, roster: Roster, results: list[dict], matched: Match, fill: Fill) -> tuple[str, list[str]]:
+    def write_gradebook(
+        self, roster: Roster, results: list[SubmissionResult], matched: Match, fill: Fill
+    ) -> tuple[str, list[str]]:
         by_result = matched.by_result
         comments = {by_result[i].row: comment(r) for i, r in enumerate(results) if i in by_result}
         return moodle_gradebook(roster, results, matched, comments, fill.missing)
@@ -167,22 +169,20 @@ def moodle_participant(submission: str) -> str | None:
     return flat[0] if len(flat) == 1 else None  # two ids in one name: either could be a student's forgery
 
 
-def comment(result: dict) -> str:
+def comment(result: SubmissionResult) -> str:
     """The Feedback comments cell: the score's story in a few lines."""
-    parts = ["Submitted late."] if (result.get("student") or {}).get("late") else []
-    if "adjusted_score" in result:
-        parts.append(
-            f"The tests gave {result.get('score', 0):g}; adjusted: " + "; ".join(describe(e) for e in result["adjustments"])
-        )
-    if result.get("diagnosis") and result["diagnosis"].get("text"):
-        parts.append(result["diagnosis"]["text"])
-    if result.get("status") not in ("graded", None):
-        parts.append(str(result.get("message", "")))
+    parts = ["Submitted late."] if result.student is not None and result.student.late else []
+    if result.adjusted_score is not None:
+        parts.append(f"The tests gave {result.score:g}; adjusted: " + "; ".join(a.describe() for a in result.adjustments or []))
+    if result.diagnosis is not None and result.diagnosis.text:
+        parts.append(result.diagnosis.text)
+    if result.status != SubmissionStatus.GRADED:
+        parts.append(result.message)
     return " ".join(parts)[:4000]
 
 
 def moodle_gradebook(
-    roster: Roster, results: list[dict], matched: Match, comments: dict[int, str], missing: str = "zero"
+    roster: Roster, results: list[SubmissionResult], matched: Match, comments: dict[int, str], missing: str = "zero"
 ) -> tuple[str, list[str]]:
     """The worksheet, and warnings (rows whose grade is locked, or has no numeric maximum)."""
     by_row = owners(results, matched)

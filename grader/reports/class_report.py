@@ -18,16 +18,16 @@ import html
 import keyword
 import re
 from collections import Counter
+from dataclasses import dataclass
 from statistics import mean, median
 from typing import Any
 
 from pygments.formatters import HtmlFormatter
 
-from grader.core import diagnosis as diagnosis_core
+from grader.core.results import ClassRun, Diagnosis, SimilarPair, Status, SubmissionResult, TestResult
 from grader.core.safe_text import safe_name, unique_name
-from grader.reports.adjust import final_score
 from grader.reports.feedback import adjustments_html, report_banner
-from grader.reports.tally import BINS, UNSCORED, all_passed, category, fraction, mistake_key, tally
+from grader.reports.tally import BINS, UNSCORED, Tally, category, fraction, mistake_key, tally
 
 STATUS_MARK = {"pass": "✓", "fail": "✗", "error": "!", "timeout": "⏱", "not_run": "–"}
 PAGES = "report"  # the folder of per-student pages, beside report.html
@@ -180,7 +180,7 @@ def _band(share: float) -> str:
     return "s-lo" if share < 0.5 else "s-mid" if share < 0.8 else "s-hi"
 
 
-def histogram_svg(counts, width: int = 620, height: int = 250) -> str:
+def histogram_svg(counts: Tally, width: int = 620, height: int = 250) -> str:
     """Scores in ten bins of 10 points (the last includes 100 %), then, after a gap, a bar for each
     kind of result without a score, so that a file that never loaded is not read as a low score."""
     bins = list(counts.bins)
@@ -259,19 +259,26 @@ def histogram_svg(counts, width: int = 620, height: int = 250) -> str:
     return "".join(parts) + f'<ul class="legend" aria-label="Legend">{"".join(legend)}</ul>'
 
 
-def pass_rates(submissions: list[dict]) -> list[dict]:
+@dataclass
+class PassRate:
+    """How many of the graded submissions passed one test."""
+
+    tier: str
+    name: str
+    passed: int = 0
+    total: int = 0
+
+
+def pass_rates(submissions: list[SubmissionResult]) -> list[PassRate]:
     """Per test, in the order tests first appear: how many of the graded submissions passed it."""
-    rows: dict[tuple[str, str], dict] = {}
+    rows: dict[tuple[str, str], PassRate] = {}
     for sub in submissions:
         if category(sub) != "graded":
             continue  # a file that never loaded says nothing about a test
-        for test in sub.get("tests", []):
-            row = rows.setdefault(
-                (test.get("tier", ""), test["name"]),
-                {"tier": test.get("tier", ""), "name": test["name"], "passed": 0, "total": 0},
-            )
-            row["total"] += 1
-            row["passed"] += test.get("status") == "pass"
+        for test in sub.tests:
+            row = rows.setdefault((test.tier, test.name), PassRate(test.tier, test.name))
+            row.total += 1
+            row.passed += test.status == Status.PASS
     return list(rows.values())
 
 
@@ -290,15 +297,14 @@ GROUP_SENTENCES = {
 }
 
 
-def _diagnosis_html(diagnosis: dict | None) -> str:
+def _diagnosis_html(diagnosis: Diagnosis | None) -> str:
     if not diagnosis:
         return ""
     # A model's id names the mistake; a rule-level diagnosis, the rules it points to (most likely first).
-    label = diagnosis.get("mistake") or (f"rules: {', '.join(diagnosis['rules'])}" if diagnosis.get("rules") else "")
+    label = diagnosis.mistake or (f"rules: {', '.join(diagnosis.rules)}" if diagnosis.rules else "")
     kind = "" if label else " none"
     name = f'<span class="mistake">{_e(label)}</span> ' if label else ""
-    text = diagnosis.get("text") or diagnosis_core.full_text({"example": None, **diagnosis})
-    return f'<div class="diag{kind}">{name}{_e(text)}</div>'
+    return f'<div class="diag{kind}">{name}{_e(diagnosis.text)}</div>'
 
 
 def _code_html(source: str | None) -> str:
@@ -352,55 +358,54 @@ def highlight_python(source: str) -> str:
     return "".join(out)
 
 
-def _tests_html(tests: list[dict]) -> str:
+def _tests_html(tests: list[TestResult]) -> str:
     if not tests:
         return '<p class="missing">No test ran.</p>'
     items = []
     for t in tests:
-        status = t.get("status", "not_run")
-        detail = "\n".join(x for x in (t.get("message", ""), ("printed: " + t["output"]) if t.get("output") else "") if x)
-        extra = f"<pre>{_e(detail)}</pre>" if detail and status != "pass" else ""
+        detail = "\n".join(x for x in (t.message, ("printed: " + t.output) if t.output else "") if x)
+        extra = f"<pre>{_e(detail)}</pre>" if detail and t.status != Status.PASS else ""
         items.append(
-            f'<li class="{_e(status)}"><span class="m">{STATUS_MARK.get(status, "?")}</span>{_e(t["name"])} '
-            f'<span class="tier">{_e(t.get("tier", ""))} · {_points(t.get("score", 0))}/{_points(t.get("max_score", 0))}</span>{extra}</li>'
+            f'<li class="{_e(t.status)}"><span class="m">{STATUS_MARK.get(t.status, "?")}</span>{_e(t.name)} '
+            f'<span class="tier">{_e(t.tier)} · {_points(t.score)}/{_points(t.max_score)}</span>{extra}</li>'
         )
     return f'<ul class="tests">{"".join(items)}</ul>'
 
 
-def _chip(sub: dict) -> str:
+def _chip(sub: SubmissionResult) -> str:
     kind = category(sub)
     if kind == "not_graded":
         return '<span class="chip not_graded">not graded</span>'
     if kind != "graded":
         return f'<span class="chip error">{_e(UNSCORED[kind])}</span>'
-    ok = all_passed(sub)
+    ok = sub.all_passed
     return f'<span class="chip {"pass" if ok else "fail"}">{"all passed" if ok else "failed tests"}</span>'
 
 
-def _troubles(sub: dict) -> list[str]:
+def _troubles(sub: SubmissionResult) -> list[str]:
     """What went wrong beyond wrong answers: the submission's own error, and tests that errored or timed out."""
     found = []
     if category(sub) not in ("graded", "not_graded"):
-        found.append(f"{sub.get('status')}: {sub.get('message', '')}")
+        found.append(f"{sub.status}: {sub.message}")
     elif category(sub) == "graded":
-        by_status = Counter(t.get("status") for t in sub.get("tests", []))
-        for status in ("timeout", "error"):
+        by_status = Counter(t.status for t in sub.tests)
+        for status in (Status.TIMEOUT, Status.ERROR):
             if by_status[status]:
-                first = next(t for t in sub["tests"] if t.get("status") == status)
+                first = next(t for t in sub.tests if t.status == status)
                 found.append(
-                    f"{_plural(by_status[status], 'test')} {'timed out' if status == 'timeout' else 'raised an error'}, first {first['name']}: {first.get('message', '').splitlines()[0] if first.get('message') else ''}"
+                    f"{_plural(by_status[status], 'test')} {'timed out' if status == Status.TIMEOUT else 'raised an error'}, first {first.name}: {first.message.splitlines()[0] if first.message else ''}"
                 )
     return found
 
 
-def page_names(subs: list[dict]) -> list[str]:
+def page_names(subs: list[SubmissionResult]) -> list[str]:
     """One file name per submission for its page, unique even on a case-insensitive file system."""
     used: set[str] = set()
-    return [f"{unique_name(safe_name(str(sub.get('submission', ''))), used)}.html" for sub in subs]
+    return [f"{unique_name(safe_name(sub.submission), used)}.html" for sub in subs]
 
 
-def _sorted(results: dict) -> list[dict]:
-    return sorted(results.get("submissions", []), key=lambda s: str(s.get("submission", "")))
+def _sorted(run: ClassRun) -> list[SubmissionResult]:
+    return sorted(run.submissions, key=lambda s: s.submission)
 
 
 def _head(title: str, csp: str, style: str = "") -> list[str]:
@@ -426,13 +431,13 @@ ISOLATION_TEXT = {
 }
 
 
-def _isolation_banner(results: dict) -> str:
+def _isolation_banner(run: ClassRun) -> str:
     """The isolation mode of the run: quiet for bubblewrap, a loud alert for anything less.
 
     The run's own note (what each submission got on that machine) comes first where it has one.
     """
-    mode = str(results.get("isolation") or "")
-    note = str(results.get("isolation_note") or "")
+    mode = run.isolation
+    note = run.isolation_note or ""
     if mode == "bubblewrap":
         return f'<div class="banner ok" id="isolation" data-isolation="bubblewrap">{_e(note or ISOLATION_TEXT[mode])}</div>'
     text = (
@@ -447,48 +452,48 @@ def _isolation_banner(results: dict) -> str:
     return f'<div class="banner loud" id="isolation" data-isolation="{_e(mode)}" role="alert">{_e(text)}</div>'
 
 
-def _unwritten_banner(results: dict) -> str:
+def _unwritten_banner(run: ClassRun) -> str:
     """The outputs this run could not write, with each one's error."""
-    unwritten = results.get("unwritten") or []
+    unwritten = run.unwritten or []
     if not unwritten:
         return ""
-    items = "".join(f"<li>{_e(u.get('output'))}: {_e(u.get('error'))}</li>" for u in unwritten)
+    items = "".join(f"<li>{_e(u.output)}: {_e(u.error)}</li>" for u in unwritten)
     return (
         f'<div class="banner note" id="unwritten" role="alert">Not written: {_plural(len(unwritten), "output")} '
         f"of this run failed; every other file was written.<ul>{items}</ul></div>"
     )
 
 
-def _score_cell(sub: dict) -> str:
+def _score_cell(sub: SubmissionResult) -> str:
     kind = category(sub)
     if kind != "graded":
         return f'<div role="cell" class="score s-none">–<br><small>{_e(UNSCORED[kind])}</small></div>'
     share = fraction(sub)
-    was = f" (tests: {_points(sub.get('score', 0))})" if "adjusted_score" in sub else ""
+    was = f" (tests: {_points(sub.score)})" if sub.adjusted_score is not None else ""
     return (
-        f'<div role="cell" class="score {_band(share)}">{_points(final_score(sub))}/{_points(sub.get("max_score", 0))}'
+        f'<div role="cell" class="score {_band(share)}">{_points(sub.final_score)}/{_points(sub.max_score)}'
         f"<br><small>{share:.0%}{was}</small></div>"
     )
 
 
-def render(results: dict, title: str) -> str:
+def render(run: ClassRun, title: str) -> str:
     """report.html: the class at a glance, and one sortable row per student linking to their page; `title`: the exercise's."""
-    subs = _sorted(results)
+    subs = _sorted(run)
     names = page_names(subs)
     counts = tally(subs)
     scored = [fraction(s) for s in subs if category(s) == "graded"]
     troubled = [(i, s, _troubles(s)) for i, s in enumerate(subs)]
     troubled = [row for row in troubled if row[2]]
-    max_score = max((s.get("max_score") or 0 for s in subs), default=0)
+    max_score = max((s.max_score for s in subs), default=0)
 
     out = _head(f"{title} — class report", OVERVIEW_CSP)
     out += [
         f"<header><div><h1>{_e(title)} — class report</h1>"
         f"<p>{_plural(counts.total, 'submission')}, {counts.graded} graded</p></div></header>",
         "<main>",
-        _isolation_banner(results),
-        _unwritten_banner(results),
-        report_banner(results),
+        _isolation_banner(run),
+        _unwritten_banner(run),
+        report_banner(run),
     ]
     if counts.categories["not_graded"]:
         out.append(
@@ -517,19 +522,16 @@ def render(results: dict, title: str) -> str:
         f'<section class="card" id="histogram"><h2>Scores</h2>{histogram_svg(counts)}'
         f'<p class="muted">Maximum {_points(max_score)} points.</p></section>'
     )
-    texts: dict[str, dict] = {}
+    texts: dict[str, Diagnosis] = {}
     for s in subs:
-        key = mistake_key(s.get("diagnosis"))
-        if key:
-            texts.setdefault(key, s["diagnosis"])
+        if s.diagnosis is not None:
+            texts.setdefault(s.diagnosis.key, s.diagnosis)
     out.append('<section class="card" id="diagnoses"><h2>Most common diagnoses</h2>')
     if counts.mistakes:
         rows = []
         for key, count in sorted(counts.mistakes.items(), key=lambda kv: (-kv[1], kv[0])):
             d = texts[key]
-            sentence = (
-                d.get("message", "") if d.get("mistake") else GROUP_SENTENCES.get(str(d.get("kind")), GROUP_SENTENCES["unknown"])
-            )
+            sentence = d.message if d.mistake else GROUP_SENTENCES.get(d.kind, GROUP_SENTENCES["unknown"])
             rows.append(
                 f'<tr><td class="num"><b>{count}</b></td><td><span class="mistake">{_e(key)}</span><br>{_e(sentence)}</td></tr>'
             )
@@ -550,8 +552,8 @@ def render(results: dict, title: str) -> str:
         out.append('<table><tr><th>test</th><th>tier</th><th>pass rate</th><th class="num">passed</th></tr>')
         for row in rates:
             out.append(
-                f'<tr><td>{_e(row["name"])}</td><td class="tier">{_e(row["tier"])}</td><td>{_rate_bar(row["passed"], row["total"])}</td>'
-                f'<td class="num">{row["passed"]}/{row["total"]}</td></tr>'
+                f'<tr><td>{_e(row.name)}</td><td class="tier">{_e(row.tier)}</td><td>{_rate_bar(row.passed, row.total)}</td>'
+                f'<td class="num">{row.passed}/{row.total}</td></tr>'
             )
         out.append("</table>")
     else:
@@ -560,11 +562,11 @@ def render(results: dict, title: str) -> str:
 
     out.append('<section class="card" id="errors"><h2>Errors and timeouts</h2>')
     if troubled:
-        rows = "".join(
-            f'<tr><td><a href="{PAGES}/{_e(names[i])}">{_e(s.get("submission", ""))}</a></td><td>{"<br>".join(_e(x) for x in found)}</td></tr>'
+        listed = "".join(
+            f'<tr><td><a href="{PAGES}/{_e(names[i])}">{_e(s.submission)}</a></td><td>{"<br>".join(_e(x) for x in found)}</td></tr>'
             for i, s, found in troubled
         )
-        table = f"<table><tr><th>submission</th><th>what happened</th></tr>{rows}</table>"
+        table = f"<table><tr><th>submission</th><th>what happened</th></tr>{listed}</table>"
         if len(troubled) > TROUBLES_OPEN:
             table = f"<details><summary>{_plural(len(troubled), 'submission')} errored or timed out</summary>{table}</details>"
         out.append(table)
@@ -572,7 +574,7 @@ def render(results: dict, title: str) -> str:
         out.append('<p class="muted">No submission errored or timed out.</p>')
     out.append("</section>")
 
-    out.append(_similar_html(results, dict(zip((str(s.get("submission", "")) for s in subs), names))))
+    out.append(_similar_html(run, dict(zip((s.submission for s in subs), names))))
 
     out.append(
         '<section class="card" id="submissions"><h2>Submissions</h2>'
@@ -587,12 +589,11 @@ def render(results: dict, title: str) -> str:
     )
     rows = []
     for s, page in zip(subs, names):
-        name = str(s.get("submission", ""))
-        key = mistake_key(s.get("diagnosis")) or ""
+        name = s.submission
+        key = mistake_key(s) or ""
         kind = category(s)
         score = f"{fraction(s):.4f}" if kind == "graded" else "-1"
-        tests = s.get("tests") or []
-        passed = f"{sum(t.get('status') == 'pass' for t in tests)}/{len(tests)}" if kind == "graded" else ""
+        passed = f"{sum(t.status == Status.PASS for t in s.tests)}/{len(s.tests)}" if kind == "graded" else ""
         rows.append(
             f'<div role="row" data-name="{_e(name.casefold())}" data-score="{score}" data-diag="{_e(key)}">'
             f'<div role="cell"><a href="{PAGES}/{_e(page)}">{_e(name)}</a>{_flags(s)}</div>{_score_cell(s)}'
@@ -603,42 +604,42 @@ def render(results: dict, title: str) -> str:
     return "\n".join(x for x in out if x)
 
 
-def _flags(sub: dict) -> str:
+def _flags(sub: SubmissionResult) -> str:
     """Beside a name in the table: late, and a note on the file graded (its text on the student's page)."""
-    late = ' <span class="chip not_graded">late</span>' if (sub.get("student") or {}).get("late") else ""
-    note = f' <span class="chip not_graded" title="{_e(sub["note"])}">note</span>' if sub.get("note") else ""
+    late = ' <span class="chip not_graded">late</span>' if sub.student is not None and sub.student.late else ""
+    note = f' <span class="chip not_graded" title="{_e(sub.note)}">note</span>' if sub.note else ""
     return late + note
 
 
-def _identity_html(sub: dict) -> str:
+def _identity_html(sub: SubmissionResult) -> str:
     """Who the submission is from, as the LMS download says, and any note on the file graded."""
-    student = sub.get("student") or {}
-    labels = (
-        ("name", "name"),
-        ("login", "login"),
-        ("lms_id", "LMS id"),
-        ("email", "email"),
-        ("submitted_at", "submitted"),
-        ("layout", "from"),
-        ("path", "path"),
-    )
-    parts = [f"{label} {_e(str(student[key]))}" for key, label in labels if student.get(key) not in (None, "")]
-    if student.get("late"):
-        parts.append("<b>late</b>")
+    student = sub.student
+    parts = []
+    if student is not None:
+        labels = (
+            (student.name, "name"),
+            (student.login, "login"),
+            (student.lms_id, "LMS id"),
+            (student.email, "email"),
+            (student.submitted_at, "submitted"),
+            (student.layout, "from"),
+            (student.path, "path"),
+        )
+        parts = [f"{label} {_e(value)}" for value, label in labels if value not in (None, "")]
+        if student.late:
+            parts.append("<b>late</b>")
     line = f'<p class="muted">{" · ".join(parts)}</p>' if parts else ""
-    if sub.get("note"):
-        line += f'<p class="diag none">Note: {_e(sub["note"])}</p>'
+    if sub.note:
+        line += f'<p class="diag none">Note: {_e(sub.note)}</p>'
     return line
 
 
-def _similar_html(results: dict, pages: dict[str, str]) -> str:
+def _similar_html(run: ClassRun, pages: dict[str, str]) -> str:
     """Pairs of submissions whose code overlaps, found by the similarity check (results.json "similar")."""
-    if "similar" not in results:
-        return ""
-    pairs = results.get("similar") or []
+    pairs = run.similar or []
     out = ['<section class="card" id="similar"><h2>Similar code</h2>']
-    note = results.get("similar_note") or ""
-    if results.get("similar") is None:
+    note = run.similar_note
+    if run.similar is None:
         out.append(f'<p class="muted">Similar code was not checked in this run. {_e(note)}</p></section>')
         return "".join(out)
     if not pairs:
@@ -658,21 +659,21 @@ def _similar_html(results: dict, pages: dict[str, str]) -> str:
     )
     out.append('<table><tr><th>first</th><th>second</th><th class="num">overlap</th></tr>')
     for pair in shown:
-        label = "identical" if pair.get("identical") else f"{pair.get('overlap', 0):.0%}"
-        out.append(f'<tr><td>{link(pair["a"])}</td><td>{link(pair["b"])}</td><td class="num"><b>{_e(label)}</b></td></tr>')
+        label = "identical" if pair.identical else f"{pair.overlap:.0%}"
+        out.append(f'<tr><td>{link(pair.a)}</td><td>{link(pair.b)}</td><td class="num"><b>{_e(label)}</b></td></tr>')
     out.append("</table></section>")
     return "".join(out)
 
 
-def student_page(sub: dict, title: str, similar: list[dict] | None = None) -> str:
+def student_page(sub: SubmissionResult, title: str, similar: list[SimilarPair] | None = None) -> str:
     """One student's page: their score, diagnosis, code side by side with every test's result."""
-    name = str(sub.get("submission", ""))
+    name = sub.submission
     out = _head(f"{name} — {title}", CSP, _CODE_STYLE)
-    message = f'<p class="muted">{_e(sub["message"])}</p>' if sub.get("message") else ""
+    message = f'<p class="muted">{_e(sub.message)}</p>' if sub.message else ""
     twins = ""
     if similar:
         others = ", ".join(
-            f"{_e(p['b'] if p['a'] == name else p['a'])} ({'identical' if p.get('identical') else format(p.get('overlap', 0), '.0%')})"
+            f"{_e(p.b if p.a == name else p.a)} ({'identical' if p.identical else format(p.overlap, '.0%')})"
             for p in similar[:SIMILAR_SHOWN_PER_STUDENT]
         )
         if len(similar) > SIMILAR_SHOWN_PER_STUDENT:
@@ -681,19 +682,19 @@ def student_page(sub: dict, title: str, similar: list[dict] | None = None) -> st
     out += [
         f'<header><div><p><a href="../report.html">← {_e(title)} — class report</a></p><h1>{_e(name)}</h1></div></header>',
         "<main>",
-        f'<section class="card submission" style="margin-top:-40px"><header><b>{_points(final_score(sub))}/{_points(sub.get("max_score", 0))}</b>{_chip(sub)}</header>{_identity_html(sub)}{message}'
-        f"{adjustments_html(sub)}{_diagnosis_html(sub.get('diagnosis'))}{twins}"
-        f'<div class="side"><div>{_code_html(sub.get("source"))}</div><div>{_tests_html(sub.get("tests", []))}</div></div></section>',
+        f'<section class="card submission" style="margin-top:-40px"><header><b>{_points(sub.final_score)}/{_points(sub.max_score)}</b>{_chip(sub)}</header>{_identity_html(sub)}{message}'
+        f"{adjustments_html(sub)}{_diagnosis_html(sub.diagnosis)}{twins}"
+        f'<div class="side"><div>{_code_html(sub.source)}</div><div>{_tests_html(sub.tests)}</div></div></section>',
         "</main></body></html>",
     ]
     return "\n".join(out)
 
 
-def pages(results: dict, title: str) -> dict[str, str]:
+def pages(run: ClassRun, title: str) -> dict[str, str]:
     """Every student's page, by file name in the report/ folder; `title`: the exercise's."""
-    subs = _sorted(results)
-    similar: dict[str, list[dict]] = {}
-    for pair in results.get("similar") or []:
-        similar.setdefault(pair["a"], []).append(pair)
-        similar.setdefault(pair["b"], []).append(pair)
-    return {page: student_page(s, title, similar.get(str(s.get("submission", "")))) for s, page in zip(subs, page_names(subs))}
+    subs = _sorted(run)
+    similar: dict[str, list[SimilarPair]] = {}
+    for pair in run.similar or []:
+        similar.setdefault(pair.a, []).append(pair)
+        similar.setdefault(pair.b, []).append(pair)
+    return {page: student_page(s, title, similar.get(s.submission)) for s, page in zip(subs, page_names(subs))}

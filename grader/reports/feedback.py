@@ -12,8 +12,8 @@ import html
 import re
 
 from grader.core.exercise import Exercise
+from grader.core.results import ClassRun, Status, SubmissionResult, SubmissionStatus
 from grader.core.safe_text import for_terminal, safe_name, unique_name
-from grader.reports.adjust import describe, final_score
 from grader.reports.gradescope import student_message
 from grader.reports.roster import Student
 
@@ -51,32 +51,32 @@ def md_block(text: str, indent: str = "  ") -> list[str]:
     return [indent + line for line in [fence + "text", *for_terminal(text).splitlines(), fence]]
 
 
-def _failed(result: dict, ex: Exercise) -> list[tuple[str, str]]:
+def _failed(result: SubmissionResult, ex: Exercise) -> list[tuple[str, str]]:
     """(name, message) of each test not passed, as a student may see them."""
-    return [(f"{t['tier']}: {t['name']}", student_message(t, ex)) for t in result.get("tests", []) if t.get("status") != "pass"]
+    return [(f"{t.tier}: {t.name}", student_message(t, ex)) for t in result.tests if t.status != Status.PASS]
 
 
-def _score_line(result: dict) -> tuple[str, str]:
-    top = result.get("max_score") or 0
-    if result.get("status") == "not_graded":
+def _score_line(result: SubmissionResult) -> tuple[str, str]:
+    top = result.max_score
+    if result.status == SubmissionStatus.NOT_GRADED:
         return "not graded yet", ""
-    score = final_score(result)
+    score = result.final_score
     share = f" ({score / top:.0%})" if top else ""
-    was = f"the tests gave {result.get('score', 0):g}; see the adjustments below" if "adjusted_score" in result else ""
+    was = f"the tests gave {result.score:g}; see the adjustments below" if result.adjusted_score is not None else ""
     return f"{score:g} / {top:g}{share}", was
 
 
-def render(result: dict, student: Student | None, ex: Exercise) -> tuple[str, str]:
+def render(result: SubmissionResult, student: Student | None, ex: Exercise) -> tuple[str, str]:
     """One student's feedback on `ex`: (Markdown, HTML)."""
     title = ex.title
-    name = (student.name if student else "") or str((result.get("student") or {}).get("name") or result.get("submission", ""))
+    name = (student.name if student else "") or (result.student.name if result.student else None) or result.submission
     score, was = _score_line(result)
-    late = (result.get("student") or {}).get("late")
+    late = result.student.late if result.student else None
     failed = _failed(result, ex)
-    tests = result.get("tests") or []
-    diagnosis = (result.get("diagnosis") or {}).get("text") or ""
-    adjustments = [describe(e) for e in result.get("adjustments", [])]
-    message = str(result.get("message") or "")
+    tests = result.tests
+    diagnosis = result.diagnosis.text if result.diagnosis else ""
+    adjustments = [a.describe() for a in result.adjustments or []]
+    message = result.message
 
     md = [
         f"# {md_text(title)}: feedback for {md_text(name)}",
@@ -95,7 +95,7 @@ def render(result: dict, student: Student | None, ex: Exercise) -> tuple[str, st
     if late:
         md += ["", "Submitted late."]
         h.append("<p>Submitted late.</p>")
-    if message and result.get("status") != "graded":
+    if message and result.status != SubmissionStatus.GRADED:
         md += ["", *md_block(message, indent="")]
         h.append(f'<p class="msg">{html.escape(for_terminal(message))}</p>')
     if adjustments:
@@ -104,7 +104,7 @@ def render(result: dict, student: Student | None, ex: Exercise) -> tuple[str, st
     if diagnosis:
         md += ["", "## Diagnosis", "", md_text(diagnosis)]
         h.append(f"<h2>Diagnosis</h2><p>{html.escape(for_terminal(diagnosis))}</p>")
-    if result.get("status") == "graded":
+    if result.status == SubmissionStatus.GRADED:
         heading = f"Tests not passed: {len(failed)} of {len(tests)}" if failed else f"Every test passed ({len(tests)})"
         md += ["", f"## {heading}"]
         h.append(f"<h2>{html.escape(heading)}</h2>")
@@ -127,52 +127,48 @@ def render(result: dict, student: Student | None, ex: Exercise) -> tuple[str, st
     return "\n".join(md) + "\n", "\n".join(h) + "\n"
 
 
-def file_base(result: dict, student: Student | None, used: set[str]) -> str:
+def file_base(result: SubmissionResult, student: Student | None, used: set[str]) -> str:
     """A file name for this student's feedback, from their LMS id and name, unique even ignoring case."""
-    return unique_name(safe_name(f"{student.lms_id}-{student.name}" if student else str(result.get("submission", ""))), used)
+    return unique_name(safe_name(f"{student.lms_id}-{student.name}" if student else result.submission), used)
 
 
-def report_banner(document: dict) -> str:
+def report_banner(run: ClassRun) -> str:
     """report.html's lines about the roster and the adjustments: who matched nobody, what was changed."""
     out = []
-    lms = document.get("lms")
+    lms = run.lms
     if lms:
-        unmatched = lms.get("unmatched") or []
+        unmatched = lms.unmatched
         text = (
-            f"Roster ({html.escape(str(lms.get('kind', '')))}): {lms.get('matched', 0)} matched, "
-            f"{len(lms.get('missing') or [])} on the roster without a submission, "
+            f"Roster ({html.escape(lms.kind)}): {lms.matched} matched, "
+            f"{len(lms.missing)} on the roster without a submission, "
             f"{len(unmatched)} submission{'' if len(unmatched) == 1 else 's'} matching nobody (unmatched.csv)."
         )
         out.append(f'<div class="banner note" id="roster">{text}')
         if unmatched:
-            items = "".join(
-                f"<li>{html.escape(str(u.get('submission', '')))}: {html.escape(str(u.get('reason', '')))}</li>"
-                for u in unmatched[:50]
-            )
+            items = "".join(f"<li>{html.escape(u.submission)}: {html.escape(u.reason)}</li>" for u in unmatched[:50])
             more = f"<li>and {len(unmatched) - 50} more</li>" if len(unmatched) > 50 else ""
             out.append(f"<details><summary>Submissions matching nobody on the roster</summary><ul>{items}{more}</ul></details>")
-        missing = lms.get("missing") or []
+        missing = lms.missing
         if missing:
-            items = "".join(f"<li>{html.escape(str(m.get('name') or m.get('lms_id') or ''))}</li>" for m in missing[:200])
+            items = "".join(f"<li>{html.escape(m.name or m.lms_id)}</li>" for m in missing[:200])
             more = f"<li>and {len(missing) - 200} more</li>" if len(missing) > 200 else ""
             out.append(f"<details><summary>On the roster without a submission</summary><ul>{items}{more}</ul></details>")
         out.append("</div>")
-    adjust = document.get("adjust")
+    adjust = run.adjust
     if adjust:
-        text = f"Adjustments from {html.escape(str(adjust.get('file', '')))}: {adjust.get('adjusted', 0)} submission(s) adjusted."
-        problems = [*(adjust.get("unused") or []), *(adjust.get("clamped") or [])]
+        text = f"Adjustments from {html.escape(adjust.file)}: {adjust.adjusted} submission(s) adjusted."
+        problems = [*adjust.unused, *adjust.clamped]
         items = "".join(f"<li>{html.escape(p)}</li>" for p in problems)
         out.append(f'<div class="banner note" id="adjustments">{text}{f"<ul>{items}</ul>" if items else ""}</div>')
     return "".join(out)
 
 
-def adjustments_html(result: dict) -> str:
+def adjustments_html(result: SubmissionResult) -> str:
     """A student's adjustments, for their page in the class report."""
-    entries = result.get("adjustments") or []
+    entries = result.adjustments or []
     if not entries:
         return ""
-    items = "".join(f"<li>{html.escape(for_terminal(describe(e)))}</li>" for e in entries)
+    items = "".join(f"<li>{html.escape(for_terminal(a.describe()))}</li>" for a in entries)
     return (
-        f'<div class="diag none" id="adjustments">Adjusted from {result.get("score", 0):g} to '
-        f"{final_score(result):g}:<ul>{items}</ul></div>"
+        f'<div class="diag none" id="adjustments">Adjusted from {result.score:g} to {result.final_score:g}:<ul>{items}</ul></div>'
     )

@@ -10,11 +10,12 @@ import re
 import shutil
 import tempfile
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from grader.core.exercise import Exercise
+from grader.core.results import ClassRun, SubmissionResult, Unwritten
 from grader.core.safe_text import clean, for_csv, safe_name, unique_name, valid
-from grader.reports.adjust import describe, final_score
 from grader.reports.gradescope import to_gradescope
 
 # The folders replace_folder stages (mkdtemp's 8 random characters after the prefix).
@@ -29,9 +30,10 @@ def write_atomic(path: Path, text: str | bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     os.fchmod(fd, 0o666 & ~_umask())  # mkstemp's 0600 would hide the results from other readers
+    data = text if isinstance(text, bytes) else text.encode("utf-8")
     try:
-        with os.fdopen(fd, "wb") if isinstance(text, bytes) else os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.replace(temporary, path)
@@ -47,39 +49,33 @@ def _umask() -> int:
     return umask
 
 
-def grades_csv(results: list[dict]) -> str:
+def grades_csv(results: list[SubmissionResult]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     # Columns are only added: who each row is (always, so its columns never move), then the adjusted
     # score and its reasons when --adjust changed any.
-    adjusted = any("adjustments" in r for r in results)
+    adjusted = any(r.adjustments is not None for r in results)
     writer.writerow(CSV_COLUMNS + IDENTITY_COLUMNS + (("adjusted_score", "adjustments") if adjusted else ()))
     for r in results:
-        row = [
-            for_csv(r["submission"]),
-            f"{r['score']:g}",
-            f"{r['max_score']:g}",
-            for_csv(r["status"]),
-            r["passed"],
-            len(r["tests"]),
-        ]
+        row = [for_csv(r.submission), f"{r.score:g}", f"{r.max_score:g}", for_csv(r.status), r.passed, len(r.tests)]
         row += _identity_cells(r)
         if adjusted:
-            row += [f"{final_score(r):g}", for_csv(" | ".join(describe(e) for e in r.get("adjustments", [])))]
+            row += [f"{r.final_score:g}", for_csv(" | ".join(a.describe() for a in r.adjustments or []))]
         writer.writerow(row)
     return buffer.getvalue()
 
 
-def _identity_cells(result: dict) -> list[str]:
-    student = result.get("student") or {}
-    cells = []
-    for column in IDENTITY_COLUMNS[:-1]:
-        value = student.get(column)
-        cells.append("" if value is None else ("true" if value is True else "false" if value is False else for_csv(str(value))))
-    return cells + [for_csv(str(result.get("note") or ""))]
+def _identity_cells(result: SubmissionResult) -> list[str]:
+    """IDENTITY_COLUMNS' cells: who the student is (blank where the download does not say), then the note."""
+    who = result.student
+    values = (
+        (who.name, who.lms_id, who.login, who.email, who.late, who.submitted_at, who.layout, who.path) if who else (None,) * 8
+    )
+    cells = ["" if v is None else ("true" if v is True else "false" if v is False else for_csv(str(v))) for v in values]
+    return cells + [for_csv(result.note)]
 
 
-def write_outputs(out: Path, document: dict, ex: Exercise) -> list[dict]:
+def write_outputs(out: Path, run: ClassRun, ex: Exercise) -> list[Unwritten]:
     """Every file of the class graded on `ex` into `out`; what could not be written, each with its error.
 
     A writer that fails (a disk full, a name the file system refuses) costs its own file only:
@@ -89,12 +85,15 @@ def write_outputs(out: Path, document: dict, ex: Exercise) -> list[dict]:
     from grader.reports import class_report
 
     # Student text may hold lone surrogates, which no UTF-8 file can store: one such string
-    # must not stop the class's files from being written.
-    document = clean(document)
+    # must not stop the class's files from being written. (ClassRun.from_json makes text valid.)
+    document = run.as_json()
+    cleaned = clean(document)
+    if cleaned is not document:
+        run = ClassRun.from_json(cleaned)
     out.mkdir(parents=True, exist_ok=True)
     _sweep(out)
-    unwritten = list(document.get("unwritten") or [])  # from the LMS files, written before
-    results = document["submissions"]
+    unwritten = list(run.unwritten or [])  # from the LMS files, written before
+    results = run.submissions
     # The student pages are the slowest files to make: a second process writes them meanwhile.
     try:
         reporter = os.fork()
@@ -102,7 +101,7 @@ def write_outputs(out: Path, document: dict, ex: Exercise) -> list[dict]:
         reporter = None
     if reporter == 0:
         try:
-            _write_pages(out, document, ex.title)
+            _write_pages(out, run, ex.title)
         except BaseException:
             os._exit(1)
         os._exit(0)
@@ -112,23 +111,21 @@ def write_outputs(out: Path, document: dict, ex: Exercise) -> list[dict]:
     attempt(unwritten, "grades.csv", lambda: write_atomic(out / "grades.csv", grades_csv(results)))
     if reporter is None or os.waitpid(reporter, 0)[1] != 0:
         _sweep(out)  # what a killed second process left
-        attempt(
-            unwritten, "report/", lambda: _write_pages(out, document, ex.title)
-        )  # no second process, or it failed: here, then
+        attempt(unwritten, "report/", lambda: _write_pages(out, run, ex.title))  # no second process, or it failed: here, then
     # report.html after every other writer, so that it names any that failed.
-    shown = {**document, "unwritten": unwritten}
+    shown = replace(run, unwritten=unwritten or None)
     attempt(unwritten, "report.html", lambda: write_atomic(out / "report.html", class_report.render(shown, ex.title)))
     # Last: results.json is what other tools wait for.
-    write_atomic(out / "results.json", results_json(shown if unwritten else document))
+    write_atomic(out / "results.json", results_json(replace(run, unwritten=unwritten or None)))
     return unwritten
 
 
-def attempt(unwritten: list[dict], output: str, write: Callable[[], object]) -> bool:
+def attempt(unwritten: list[Unwritten], output: str, write: Callable[[], object]) -> bool:
     """Run `write`; if it fails, add `output` and the error to `unwritten` rather than stop the run."""
     try:
         write()
     except Exception as exc:  # whatever stops one file must not stop the others
-        unwritten.append({"output": output, "error": valid(f"{type(exc).__name__}: {exc}")})
+        unwritten.append(Unwritten(output, valid(f"{type(exc).__name__}: {exc}")))
         return False
     return True
 
@@ -167,50 +164,41 @@ def _sweep(out: Path) -> None:
             shutil.rmtree(path, ignore_errors=True)
 
 
-def _write_gradescope(folder: Path, results: list[dict], ex: Exercise) -> None:
+def _write_gradescope(folder: Path, results: list[SubmissionResult], ex: Exercise) -> None:
     """One folder per submission holding Gradescope's results.json."""
     used: set[str] = set()
     for r in results:
-        name = unique_name(safe_name(r["submission"]), used)
+        name = unique_name(safe_name(r.submission), used)
         (folder / name).mkdir()
-        (folder / name / "results.json").write_text(json.dumps(_gradescope(r, ex)), encoding="utf-8")
+        (folder / name / "results.json").write_text(json.dumps(to_gradescope(r, ex)), encoding="utf-8")
 
 
-def _write_pages(out: Path, document: dict, title: str) -> None:
+def _write_pages(out: Path, run: ClassRun, title: str) -> None:
     """report/, one page per student (the folder of pages report.html links to); `title`: the exercise's."""
     from grader.reports import class_report
 
     def fill(folder: Path) -> None:
-        for name, page in class_report.pages(document, title).items():
+        for name, page in class_report.pages(run, title).items():
             (folder / name).write_text(page, encoding="utf-8")
 
     replace_folder(out / class_report.PAGES, fill)
 
 
-def write_report(out: Path, document: dict, title: str) -> None:
+def write_report(out: Path, run: ClassRun, title: str) -> None:
     """report/ and report.html, in this process; `title`: the exercise's."""
     from grader.reports import class_report
 
-    _write_pages(out, document, title)
-    write_atomic(out / "report.html", class_report.render(document, title))
+    _write_pages(out, run, title)
+    write_atomic(out / "report.html", class_report.render(run, title))
 
 
-def _gradescope(result: dict, ex: Exercise) -> dict:
-    """Gradescope's result, with the adjusted score and its reasons where --adjust changed it."""
-    shown = to_gradescope(result, ex)
-    if "adjusted_score" in result:
-        shown["score"] = final_score(result)
-        lines = "\n".join(f"- {describe(e)}" for e in result["adjustments"])
-        shown["output"] = clean(f"{shown['output']}\n\nThe tests gave {result['score']:g}; adjusted:\n{lines}")
-    return shown
-
-
-def results_json(document: dict) -> str:
-    """The document with one submission per line: `grep NAME` finds a student's whole result.
+def results_json(run: ClassRun) -> str:
+    """results.json: the document with one submission per line, so that `grep NAME` finds a student's whole result.
 
     Indented JSON goes through Python's pure-Python encoder, which took a third of a second
     for a class of 500; one line per submission uses the C encoder.
     """
+    document = run.as_json()
     head = {k: v for k, v in document.items() if k != "submissions"}
     lines = [f"  {json.dumps(k)}: {json.dumps(v)}," for k, v in head.items()]
     rows = ",\n".join(f"    {json.dumps(r)}" for r in document["submissions"])

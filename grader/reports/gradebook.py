@@ -1,4 +1,4 @@
-"""What every gradebook written back into an LMS shares: cells copied safely, scores scaled, the CSV, unmatched.csv.
+"""What every gradebook written back into an LMS shares: cells copied safely, the score cell, the CSV, unmatched.csv.
 
 Each LMS's own format is written by its adapter (grader/lms/), from its own export. Cells
 copied from the roster are kept as they are when they are numbers; any other text is
@@ -11,8 +11,9 @@ import csv
 import io
 import re
 
+from grader.core.results import SubmissionResult
 from grader.core.safe_text import for_csv
-from grader.reports.adjust import final_score
+from grader.core.scaling import gradebook_score
 from grader.reports.roster import Match
 
 # Kept as exported: a number, and "-" (an LMS's "never" in a date column), which no spreadsheet runs.
@@ -24,19 +25,10 @@ def copied(text: str) -> str:
     return text if AS_EXPORTED.match(text.strip()) else for_csv(text)
 
 
-def points(value: float) -> str:
-    return f"{round(value, 2):g}"
-
-
-def score_for(result: dict | None, maximum: float | None, missing: str) -> str:
-    """The cell for one student: scaled to the LMS's maximum; blank when there is no score to give."""
-    if result is None:
-        return "0" if missing == "zero" else ""
-    if result.get("status") == "not_graded":
-        return ""  # the run never reached it: no score rather than a wrong one
-    top = result.get("max_score") or 0
-    share = final_score(result) / top if top else 0.0
-    return points(share * maximum if maximum is not None else final_score(result))
+def score_for(result: SubmissionResult | None, maximum: float | None, missing: str) -> str:
+    """The cell for one student: the score scaling.gradebook_score gives (scaled to the LMS's maximum), or blank."""
+    score = gradebook_score(result, maximum, missing)
+    return "" if score is None else f"{score:g}"
 
 
 def to_csv(rows: list[list[str]]) -> str:
@@ -46,16 +38,16 @@ def to_csv(rows: list[list[str]]) -> str:
     return "\ufeff" + buffer.getvalue()
 
 
-def owners(results: list[dict], matched: Match) -> dict[int, dict]:
+def owners(results: list[SubmissionResult], matched: Match) -> dict[int, SubmissionResult]:
     """Each roster row's result."""
     return {s.row: results[i] for i, s in matched.by_result.items()}
 
 
-def contested(results: list[dict], matched: Match) -> dict[int, str]:
+def contested(results: list[SubmissionResult], matched: Match) -> dict[int, str]:
     """Each roster row that several submissions claim equally: the sentence that says so (its grade stays blank)."""
     said = {}
     for student, claimants in matched.contested:
-        names = ", ".join(str(results[i].get("submission", "")) for i in claimants[:5])
+        names = ", ".join(results[i].submission for i in claimants[:5])
         said[student.row] = (
             f"{len(claimants)} submissions claim this student equally ({names}): "
             "the grade is left blank until an instructor decides which is theirs."
@@ -63,25 +55,13 @@ def contested(results: list[dict], matched: Match) -> dict[int, str]:
     return said
 
 
-def unmatched_csv(results: list[dict], matched: Match) -> str:
+def unmatched_csv(results: list[SubmissionResult], matched: Match) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(("submission", "path", "name", "lms_id", "login", "email", "reason"))
     for i, why in matched.unmatched:
         r = results[i]
-        who = r.get("student") or {}
-        writer.writerow(
-            [
-                for_csv(str(x or ""))
-                for x in (
-                    r.get("submission"),
-                    r.get("path"),
-                    who.get("name"),
-                    who.get("lms_id"),
-                    who.get("login"),
-                    who.get("email"),
-                    why,
-                )
-            ]
-        )
+        who = r.student
+        identity = (who.name, who.lms_id, who.login, who.email) if who is not None else (None, None, None, None)
+        writer.writerow([for_csv(str(x or "")) for x in (r.submission, r.path, *identity, why)])
     return buffer.getvalue()

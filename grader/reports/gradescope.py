@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from typing import Any
 
 from grader.core import exercise
+from grader.core.results import Status, SubmissionResult, TestResult
 
 # When students see a test (its name and message) and whether what it printed is shown are each
 # tier's, in exercise.toml: `gradescope_visibility` and `shows_printed` (docs/tests-and-tiers.md).
@@ -28,37 +30,41 @@ SECRET_DETAIL = {
 }
 
 
-def to_gradescope(result: dict, ex: exercise.Exercise) -> dict:
-    """One submission's result on `ex` in Gradescope's results.json format."""
+def to_gradescope(result: SubmissionResult, ex: exercise.Exercise) -> dict[str, Any]:
+    """One submission's result on `ex` in Gradescope's results.json format, with the final score (adjusted, where it was)."""
     tests = []
-    for number, test in enumerate(result["tests"], start=1):
-        tier = ex.tiers.get(test["tier"])
+    for number, test in enumerate(result.tests, start=1):
+        tier = ex.tiers.get(test.tier)
         message = student_message(test, ex)
         lines = [message] if message else []
-        if test["output"] and tier is not None and tier.shows_printed:
-            lines.append("printed:\n" + test["output"])
+        if test.output and tier is not None and tier.shows_printed:
+            lines.append("printed:\n" + test.output)
         tests.append(
             {
-                "name": clean(f"{test['tier']}: {test['name']}"),
+                "name": clean(f"{test.tier}: {test.name}"),
                 "number": str(number),
-                "score": test["score"],
-                "max_score": test["max_score"],
-                "status": "passed" if test["status"] == "pass" else "failed",
+                "score": test.score,
+                "max_score": test.max_score,
+                "status": "passed" if test.status == Status.PASS else "failed",
                 "output": clean("\n".join(lines)),
                 "visibility": tier.gradescope_visibility if tier is not None else UNKNOWN_TIER_VISIBILITY,
             }
         )
+    output = _summary(result)
+    if result.adjusted_score is not None:
+        changes = "\n".join(f"- {a.describe()}" for a in result.adjustments or [])
+        output = f"{clean(output)}\n\nThe tests gave {result.score:g}; adjusted:\n{changes}"
     return {
-        "score": result["score"],
-        "execution_time": round(result.get("duration", 0.0)),
-        "output": clean(_summary(result)),
+        "score": result.final_score,
+        "execution_time": round(result.duration),
+        "output": clean(output),
         # What the grader prints is for the instructor.
         "stdout_visibility": "hidden",
         "tests": tests,
     }
 
 
-def student_message(test: dict, ex: exercise.Exercise) -> str:
+def student_message(test: TestResult, ex: exercise.Exercise) -> str:
     """A test's message as a student may read it (the feedback files show the same).
 
     What the submission chose to say (an exception's text, a returned string) is shown only where
@@ -66,22 +72,21 @@ def student_message(test: dict, ex: exercise.Exercise) -> str:
     before any secret one, in a child that never saw a secret input (Exercise.stages). Whole where
     its tier shows the input anyway (`shows_inputs`: a statement's example, a property's counterexample).
     """
-    if test["message"].startswith(INTERNAL_FAILURES):
+    if test.message.startswith(INTERNAL_FAILURES):
         return GRADER_FAILED
-    tier = ex.tiers.get(test["tier"])
+    tier = ex.tiers.get(test.tier)
     if tier is not None and tier.public and tier.shows_inputs:
-        return test["message"]
+        return test.message
     return _secret_safe(test, ex, public=tier is not None and tier.public)
 
 
-def _summary(result: dict) -> str:
-    message = result["message"]
+def _summary(result: SubmissionResult) -> str:
+    message = result.message
     if message.startswith(INTERNAL_FAILURES):
         return GRADER_FAILED
-    summary = message or f"{result['passed']}/{len(result['tests'])} tests passed"
+    summary = message or f"{result.passed}/{len(result.tests)} tests passed"
     # The same sentence the page and `check` show; its example is a probe's or a visible test's input.
-    diagnosis = result.get("diagnosis") or {}
-    text = diagnosis.get("text") or diagnosis.get("message")
+    text = result.diagnosis.text if result.diagnosis is not None else ""
     return f"{summary}\n\nDiagnosis: {text}" if text else summary
 
 
@@ -96,7 +101,7 @@ def _value_rule(ex: exercise.Exercise) -> tuple[re.Pattern, re.Pattern, str, str
     return safe, expected, wrong, getattr(values, "OTHER_VALUE", "it returned another value")
 
 
-def _secret_safe(test: dict, ex: exercise.Exercise, public: bool) -> str:
+def _secret_safe(test: TestResult, ex: exercise.Exercise, public: bool) -> str:
     """The message of a test whose input is not shown, without anything the submission could fill with an input.
 
     A `public` tier's tests (shipped to the page, their inputs not shown) keep the
@@ -105,16 +110,16 @@ def _secret_safe(test: dict, ex: exercise.Exercise, public: bool) -> str:
     nothing they can act on.
     """
     safe_messages, expected_value, wrong_value, other_value = _value_rule(ex)
-    message = test["message"]
+    message = test.message
     if not message or (public and safe_messages.fullmatch(message)):
         return message
     expected = expected_value.match(message)
     if safe_messages.fullmatch(message):
         detail = other_value
-    elif test["status"] == "fail":
+    elif test.status == Status.FAIL:
         detail = wrong_value
     else:
-        detail = SECRET_DETAIL.get(test["status"], "it did not pass")
+        detail = SECRET_DETAIL.get(test.status, "it did not pass")
     head = f"expected {expected.group(1)}, but {detail}" if expected else detail[0].upper() + detail[1:]
     return head + " (details are not shown for tests whose input is secret)"
 

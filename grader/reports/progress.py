@@ -10,10 +10,11 @@ import os
 import time
 import unicodedata
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
+from grader.core.results import ClassRun, Status, SubmissionStatus, Unwritten
 from grader.core.safe_text import for_terminal
 from grader.reports.tally import BINS, UNSCORED, category, tally
 
@@ -96,7 +97,8 @@ class Progress:
             text += "  " + fit(_visible(name), rest)
         return text
 
-    def update(self, result: dict) -> None:
+    def update(self, result: Mapping[str, Any]) -> None:
+        """One more submission graded: `result` as the worker pool hands it over (grader/judging/grade.py)."""
         self.done += 1
         now = self.clock()
         last = self.done == self.total
@@ -104,7 +106,7 @@ class Progress:
             if self._written is None or now - self._written >= REDRAW or last:
                 self._written = now
                 columns = self._columns()
-                text = self.line(str(result.get("submission", "")), now, columns)
+                text = self.line(str(result["submission"]), now, columns)
                 # Spaces clear what a longer line before left behind, up to the same safe width.
                 self.stream.write("\r" + text + " " * max(0, columns - 1 - sum(map(_cells, text))))
                 self.stream.flush()
@@ -131,36 +133,29 @@ ISOLATION_LINES = {
 }
 
 
-def summary(
-    results: list[dict],
-    elapsed: float,
-    out: Path,
-    similar: list[dict] | None = None,
-    isolation: str = "",
-    unwritten: list[dict] | None = None,
-    paths: dict | None = None,
-) -> str:
+def summary(run: ClassRun, out: Path) -> str:
     """The score distribution and the tests the class failed most often (counts as in report.html)."""
+    results, elapsed = run.submissions, run.duration
     counts = tally(results)
     lines = [f"graded {len(results)} submission(s) in {elapsed:.1f} s ({len(results) / max(elapsed, 1e-9):.1f}/s)"]
-    if isolation:
-        lines.append(ISOLATION_LINES.get(isolation, f"isolation: {_visible(isolation)}"))
-    if paths:
-        lines.append(ran_as(paths))
+    if run.isolation:
+        lines.append(ISOLATION_LINES.get(run.isolation, f"isolation: {_visible(run.isolation)}"))
+    if run.paths:
+        lines.append(ran_as(run.paths))
     errors = [r for r in results if category(r) in ("never_loaded", "grader_error")]
     if errors:
         lines.append(f"{len(errors)} could not be graded (see their message in results.json):")
         for r in errors[:10]:
-            lines.append(f"  {_visible(str(r['submission']))}: {_visible(str(r['message'])[:120])}")
-    noted = [r for r in results if r.get("note")]
+            lines.append(f"  {_visible(r.submission)}: {_visible(r.message[:120])}")
+    noted = [r for r in results if r.note]
     if noted:
         lines.append(f"{len(noted)} with a note on the file graded (the note column of grades.csv):")
         for r in noted[:10]:
-            lines.append(f"  {_visible(str(r['submission']))}: {_visible(str(r['note'])[:160])}")
-    late = sum(bool((r.get("student") or {}).get("late")) for r in results)
+            lines.append(f"  {_visible(r.submission)}: {_visible(r.note[:160])}")
+    late = sum(bool(r.student is not None and r.student.late) for r in results)
     if late:
         lines.append(f"{late} submitted late (by the LMS's own flag)")
-    reused = sum(bool(r.get("reused")) for r in results)
+    reused = sum(r.reused for r in results)
     if reused:
         lines.append(f"{reused} unchanged since the last run: results kept")
     lines.append(f"{counts.all_passed} passed every test")
@@ -174,7 +169,7 @@ def summary(
     for label, count in rows:
         bar = "#" * round(30 * count / widest) if count else ""  # the line stays within 60 columns
         lines.append(f"  {label:<{side}}  {count:>5}  {bar}".rstrip())
-    failed = Counter(t["name"] for r in results for t in r["tests"] if t["status"] != "pass" and r["status"] == "graded")
+    failed = Counter(t.name for r in results for t in r.tests if t.status != Status.PASS and r.status == SubmissionStatus.GRADED)
     if failed:
         lines.append("\nfailed most often:")
         for name, count in failed.most_common(10):
@@ -183,16 +178,30 @@ def summary(
         lines.append("\ndiagnoses, most common first:")
         for mistake, count in counts.mistakes.most_common(5):
             lines.append(f"  {count:>5}  {_visible(str(mistake))}")
-    if similar:
+    if run.similar:
         lines.append(
-            f"\nsimilar code: {len(similar)} pair(s) flagged, first {_visible(str(similar[0]['a']))} and "
-            f"{_visible(str(similar[0]['b']))} (see report.html)"
+            f"\nsimilar code: {len(run.similar)} pair(s) flagged, first {_visible(run.similar[0].a)} and "
+            f"{_visible(run.similar[0].b)} (see report.html)"
         )
-    lines.append(written(out, unwritten))
+    lines.append(written(out, run.unwritten))
     return "\n".join(lines)
 
 
-def ran_as(paths: dict) -> str:
+def interrupted(run: ClassRun, out: Path) -> list[str]:
+    """What `grade` says when Ctrl+C stopped it: the outputs it could not write, and what was graded."""
+    lines = [f"NOT WRITTEN: {_visible(u.output)}: {_visible(u.error)}" for u in run.unwritten or []]
+    left = sum(r.status == SubmissionStatus.NOT_GRADED for r in run.submissions)
+    if not left and run.similar is None:  # the check for similar code was cut short
+        lines.append(f"meteor-kit grade: interrupted; every submission graded, {run.similar_note}; written to {out}/")
+    else:
+        total = len(run.submissions)
+        lines.append(
+            f"meteor-kit grade: interrupted; {total - left} of {total} graded, written to {out}/ with the other {left} marked not_graded"
+        )
+    return lines
+
+
+def ran_as(paths: Mapping[str, str]) -> str:
     """Which way the tests ran (results.json's `paths`): "tests: memoized; property tests: replay (hypothesis 6.155.2)"."""
     why = f", {paths['why']}" if paths.get("why") else ""
     return (
@@ -201,11 +210,11 @@ def ran_as(paths: dict) -> str:
     )
 
 
-def written(out: Path, unwritten: list[dict] | None = None) -> str:
+def written(out: Path, unwritten: list[Unwritten] | None = None) -> str:
     """The line naming the files written into `out`, then one line for each output that could not be."""
-    failed = {u["output"] for u in unwritten or []}
+    failed = {u.output for u in unwritten or []}
     files = [f for f in ("results.json", "grades.csv", "gradescope/", "report.html", "report/") if f not in failed]
     lines = [f"\nwritten to {_visible(str(out))}/: {', '.join(files)}"]
     for u in unwritten or []:
-        lines.append(f"NOT WRITTEN: {_visible(u['output'])}: {_visible(u['error'])}")
+        lines.append(f"NOT WRITTEN: {_visible(u.output)}: {_visible(u.error)}")
     return "\n".join(lines)

@@ -21,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader.core.results import Student as ResultStudent
+from grader.core.results import SubmissionResult
 from grader.core.safe_text import valid
 
 ROSTER_LIMIT = 50_000_000  # bytes: a gradebook of 100,000 students with 50 columns is well under this
@@ -205,23 +207,23 @@ def _keys(student: Student) -> list[tuple[int, str]]:
     return keys
 
 
-def _result_keys(result: dict, roster: Roster) -> list[tuple[int, str]]:
+def _result_keys(result: SubmissionResult, roster: Roster) -> list[tuple[int, str]]:
     """(rank, key) pairs a result offers, strongest first: its `student` identity, then its submission's name."""
-    who = result.get("student") or {}
+    who = result.student or ResultStudent()
     keys = []
-    if who.get("lms_id") not in (None, ""):
-        keys += _both(ID, "id", str(who["lms_id"]).strip())
-    for field_name in ("login", "email"):
-        if who.get(field_name):
-            keys += _both(LOGIN, field_name, who[field_name])
-    if who.get("name"):
-        keys += _both(NAME, "name", who["name"])
-    submission = str(result.get("submission", ""))
-    if who.get("layout") not in (None, PLAIN_LAYOUT):
+    if who.lms_id not in (None, ""):
+        keys += _both(ID, "id", str(who.lms_id).strip())
+    for field_name, value in (("login", who.login), ("email", who.email)):
+        if value:
+            keys += _both(LOGIN, field_name, value)
+    if who.name:
+        keys += _both(NAME, "name", who.name)
+    submission = result.submission
+    if result.student is not None and who.layout not in (None, PLAIN_LAYOUT):
         # Read from an LMS's own names: the submission's name is the student's display name, which a
         # student chose ("123456" as a full name) and which must not stand for an id.
-        if who.get("login"):
-            keys.append((SQUASHED, "squashed:" + squash(who["login"])))
+        if who.login:
+            keys.append((SQUASHED, "squashed:" + squash(who.login)))
         return sorted(keys)
     # No identity from a layout: the submission's own name (a file named after the student).
     participant = roster.id_in_name(submission) if roster.id_in_name is not None else None
@@ -234,7 +236,7 @@ def _result_keys(result: dict, roster: Roster) -> list[tuple[int, str]]:
     return sorted(keys)
 
 
-def match(results: list[dict], roster: Roster) -> Match:
+def match(results: list[SubmissionResult], roster: Roster) -> Match:
     """Each result's student on the roster: by LMS id, then login or e-mail, then name, then the file's name.
 
     An exact key beats the same key case-folded; two results that reach one student equally
@@ -271,7 +273,7 @@ def match(results: list[dict], roster: Roster) -> Match:
         student = rows[row]
         who = student.name or student.lms_id
         best = [i for rank, i in claimants if rank == claimants[0][0]]
-        shown = ", ".join(str(results[i].get("submission", "")) for i in best[:5]) + (", ..." if len(best) > 5 else "")
+        shown = ", ".join(results[i].submission for i in best[:5]) + (", ..." if len(best) > 5 else "")
         if len(best) > 1:  # a tie: no guess, and every output says so
             contested.append((student, best))
             how = KEY_NAMES.get(claimants[0][0] // 2 * 2, "its file's name")

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from grader.core.results import SubmissionResult, SubmissionStatus
+
 BINS = 10  # bins of 10 percentage points, the last one including 100 %
 # Results that have no score to put in a bin: each is counted apart from low scores.
 UNSCORED = {
@@ -15,69 +17,51 @@ UNSCORED = {
 LOAD_FAILED = "could not load the submission"
 
 
-def category(result: dict) -> str:
+def category(result: SubmissionResult) -> str:
     """ "graded", or why the result has no score: one of UNSCORED."""
-    status = result.get("status", "graded")
-    if status == "graded":
+    if result.status == SubmissionStatus.GRADED:
         return "graded"
-    if status == "not_graded":
+    if result.status == SubmissionStatus.NOT_GRADED:
         return "not_graded"
-    return "never_loaded" if str(result.get("message", "")).startswith(LOAD_FAILED) else "grader_error"
+    return "never_loaded" if result.message.startswith(LOAD_FAILED) else "grader_error"
 
 
-def fraction(result: dict) -> float:
-    top = result.get("max_score") or 0
-    score = result.get("adjusted_score", result.get("score") or 0)  # an instructor's adjustment counts
-    return score / top if top else 0.0
+def fraction(result: SubmissionResult) -> float:
+    """The final score (an instructor's adjustment counts) as a share of the maximum."""
+    return result.final_score / result.max_score if result.max_score else 0.0
 
 
-def score_bin(result: dict) -> int:
+def score_bin(result: SubmissionResult) -> int:
     return min(int(fraction(result) * BINS), BINS - 1)
 
 
-def mistake_key(diagnosis: dict | None) -> str | None:
-    """The name a diagnosis groups under, or None for a result without one.
-
-    A model's id; where no model fits, the rule the failing tests point to first ("(rule: round)"),
-    "(one answer)" for one answer to every input, "(no answer)", or "(no known mistake)".
-    """
-    if not diagnosis:
-        return None
-    if diagnosis.get("mistake"):
-        return diagnosis["mistake"]
-    kind = diagnosis.get("kind")
-    if kind == "rules" and diagnosis.get("rules"):
-        return f"(rule: {diagnosis['rules'][0]})"
-    return {"no_answer": "(no answer)", "constant": "(one answer)"}.get(str(kind), "(no known mistake)")
-
-
-def all_passed(result: dict) -> bool:
-    tests = result.get("tests") or []
-    return category(result) == "graded" and bool(tests) and all(t.get("status") == "pass" for t in tests)
+def mistake_key(result: SubmissionResult) -> str | None:
+    """The name `result`'s diagnosis groups under (Diagnosis.key), or None without one."""
+    return result.diagnosis.key if result.diagnosis is not None else None
 
 
 @dataclass
 class Tally:
     total: int = 0
-    categories: Counter = field(default_factory=Counter)
+    categories: Counter[str] = field(default_factory=Counter)
     bins: list[int] = field(default_factory=lambda: [0] * BINS)  # graded results only
     all_passed: int = 0
-    mistakes: Counter = field(default_factory=Counter)
+    mistakes: Counter[str] = field(default_factory=Counter)
 
     @property
     def graded(self) -> int:
         return self.categories["graded"]
 
 
-def tally(results: list[dict]) -> Tally:
+def tally(results: list[SubmissionResult]) -> Tally:
     counts = Tally(total=len(results))
     for r in results:
         kind = category(r)
         counts.categories[kind] += 1
         if kind == "graded":
             counts.bins[score_bin(r)] += 1
-        counts.all_passed += all_passed(r)
-        key = mistake_key(r.get("diagnosis"))
+        counts.all_passed += r.all_passed
+        key = mistake_key(r)
         if key:
             counts.mistakes[key] += 1
     return counts

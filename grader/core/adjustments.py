@@ -1,9 +1,10 @@
-"""Instructors' changes to grades (`--adjust FILE`, TOML): per student, and per diagnosis.
+"""The third step of a grade: instructors' changes (`--adjust FILE`, TOML), per student and per diagnosis.
 
-The grader's `score` is never changed: an adjusted result gains `adjusted_score` and
-`adjustments` (each with its change and reason), and every output shows both. A run applies
-its own --adjust file from scratch, so results kept from an earlier run (or merged from
-shards) never carry the adjustments of another run twice.
+After the verdicts and the points (grader/core/scoring.py), before the scaling to a gradebook
+(grader/core/scaling.py). The grader's `score` is never changed: an adjusted result gains
+`adjusted_score` and `adjustments` (each with its change and reason), and every output shows
+both. A run applies its own --adjust file from scratch, so results kept from an earlier run (or
+merged from shards) never carry the adjustments of another run twice.
 """
 
 from __future__ import annotations
@@ -12,10 +13,12 @@ import math
 import os
 import stat
 import tomllib
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
-from grader.reports.tally import mistake_key
+from grader.core.results import Adjustment, AdjustSummary, SubmissionResult
 
 ADJUST_LIMIT = 5_000_000  # bytes
 TEXT_LIMIT = 2_000  # characters in a reason or comment
@@ -141,36 +144,27 @@ def _points(entry: dict, key: str, where: str) -> float:
 # ---------------------------------------------------------------- applying a plan
 
 
-@dataclass
-class Outcome:
-    adjusted: int  # results whose score or comments changed
-    unused: list[str]  # adjustments that matched nobody: listed everywhere, never ignored in silence
-    clamped: list[str]  # results whose adjusted score went past 0 or the maximum
+def apply(
+    results: Sequence[SubmissionResult], plan: Plan | None, identities: dict[int, list[str]] | None = None
+) -> tuple[list[SubmissionResult], AdjustSummary | None]:
+    """The results with each adjustment of `plan` added to those it names, and what the plan did (None without one).
 
-
-def strip(result: dict) -> None:
-    """Remove the adjustments an earlier run left on a result (kept or merged results)."""
-    result.pop("adjusted_score", None)
-    result.pop("adjustments", None)
-
-
-def final_score(result: dict) -> float:
-    """The score every output uses: the adjusted one where there is one."""
-    return result.get("adjusted_score", result.get("score") or 0.0)
-
-
-def apply(results: list[dict], plan: Plan | None, identities: dict[int, list[str]] | None = None) -> Outcome:
-    """Add each adjustment of `plan` to the results it names. `identities`: more names per result (its roster row's)."""
-    for r in results:
-        strip(r)
+    Any adjustment a result carries (kept from an earlier run, or merged) is dropped first.
+    `identities`: more names per result, by index (its roster row's).
+    """
+    stripped = [
+        replace(r, adjustments=None, adjusted_score=None) if r.adjustments is not None or r.adjusted_score is not None else r
+        for r in results
+    ]
     if plan is None:
-        return Outcome(0, [], [])
+        return stripped, None
     identities = identities or {}
-    changes: dict[int, list[dict]] = {}
+    changes: dict[int, list[dict[str, Any]]] = {}
     unused = []
-    diagnosed: dict[str | None, list[int]] = {}
-    for i, r in enumerate(results):
-        diagnosed.setdefault(mistake_key(r.get("diagnosis")), []).append(i)
+    diagnosed: dict[str, list[int]] = {}
+    for i, r in enumerate(stripped):
+        if r.diagnosis is not None:
+            diagnosed.setdefault(r.diagnosis.key, []).append(i)
     for d in plan.diagnoses:
         hit = diagnosed.get(d.mistake, [])
         if not hit:
@@ -178,7 +172,7 @@ def apply(results: list[dict], plan: Plan | None, identities: dict[int, list[str
         for i in hit:
             changes.setdefault(i, []).append({"by": "diagnosis", "diagnosis": d.mistake, "change": d.change, "reason": d.comment})
     named: dict[str, list[int]] = {}  # every name of every result, once: not one scan of the class per entry
-    for i, r in enumerate(results):
+    for i, r in enumerate(stripped):
         for name in _names(r, identities.get(i, [])):
             named.setdefault(name, []).append(i)
     for s in plan.students:
@@ -187,20 +181,19 @@ def apply(results: list[dict], plan: Plan | None, identities: dict[int, list[str
             unused.append(f"[[student]] who = {s.who!r}: matches no submission")
             continue
         if len(hit) > 1:
-            shown = ", ".join(str(results[i].get("submission", "")) for i in hit[:5])
+            shown = ", ".join(stripped[i].submission for i in hit[:5])
             unused.append(
                 f"[[student]] who = {s.who!r}: matches {len(hit)} submissions ({shown}); name one (its submission name)"
             )
             continue
-        i = hit[0]
-        changes.setdefault(i, []).append(
+        changes.setdefault(hit[0], []).append(
             {"by": "student", "who": s.who, "score": s.score, "change": s.change, "reason": s.reason}
         )
     clamped = []
+    adjusted = list(stripped)
     for i, entries in changes.items():
-        r = results[i]
-        top = r.get("max_score") or 0.0
-        score = r.get("score") or 0.0
+        r = stripped[i]
+        top, score = r.max_score, r.score
         for e in entries:
             if e.get("score") is not None:
                 e["change"] = e["score"] - score
@@ -209,40 +202,27 @@ def apply(results: list[dict], plan: Plan | None, identities: dict[int, list[str
                 score += e["change"]
         if not 0 <= score <= top:
             kept = min(max(score, 0.0), top)
-            clamped.append(f"{r.get('submission', '')}: {score:g} is outside 0..{top:g}, so {kept:g}")
+            clamped.append(f"{r.submission}: {score:g} is outside 0..{top:g}, so {kept:g}")
             entries.append({"by": "limit", "change": kept - score, "reason": f"a score stays within 0..{top:g}"})
             score = kept
-        r["adjustments"] = [{k: v for k, v in e.items() if v is not None} for e in entries]
-        r["adjusted_score"] = round(score, 6)
-    return Outcome(len(changes), unused, clamped)
+        adjusted[i] = replace(r, adjustments=[Adjustment(**e) for e in entries], adjusted_score=round(score, 6))
+    return adjusted, AdjustSummary(plan.path, len(changes), unused, clamped)
 
 
 def _fold(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
-def _names(result: dict, more: list[str]) -> set[str]:
+def _names(result: SubmissionResult, more: list[str]) -> set[str]:
     """What a `who` may name this result by: its submission (with or without .py), its identity, its roster row."""
-    submission = str(result.get("submission", ""))
+    submission = result.submission
     stem = submission.rsplit(".", 1)[0] if submission.lower().endswith((".py", ".ipynb")) else submission
-    student = result.get("student") or {}
+    student = result.student
     names = [
         submission,
         stem,
         stem.rsplit("/", 1)[-1],
-        *(str(student.get(k) or "") for k in ("name", "lms_id", "login", "email")),
+        *((student.name, student.lms_id, student.login, student.email) if student is not None else ()),
         *more,
     ]
     return {_fold(n) for n in names if n}
-
-
-def describe(entry: dict) -> str:
-    """One adjustment as a line a person reads: "diagnosis no_clipping: +5: reason"."""
-    change = entry.get("change", 0.0)
-    points = f"{change:+g}" if change else "±0"
-    if entry.get("by") == "student" and entry.get("score") is not None:
-        points = f"set to {entry['score']:g} ({change:+g})"
-    origin = {"diagnosis": f"diagnosis {entry.get('diagnosis', '')}", "student": "instructor", "limit": "limit"}.get(
-        entry.get("by", ""), str(entry.get("by", ""))
-    )
-    return f"{origin}: {points}: {entry.get('reason', '')}"

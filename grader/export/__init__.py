@@ -1,0 +1,1 @@
+"""What the kit exports: the students' page (web.py) and Gradescope's autograder zip (gradescope.py)."""

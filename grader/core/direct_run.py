@@ -30,8 +30,9 @@ from dataclasses import dataclass
 import hypothesis
 import pytest
 
-from grader.core import exercise, runner, tests_plugin
 from grader.core import hypothesis_adapter as internals
+from grader.core import runner, tests_plugin
+from grader.core.exercise import Exercise
 from grader.core.submission import Submission
 
 _CURRENT = "PYTEST_CURRENT_TEST"  # pytest keeps the running test's node id and phase here
@@ -43,12 +44,12 @@ _PYTEST_MARKS = {"skip", "skipif", "xfail", "usefixtures", "filterwarnings"}
 class Tests:
     """An exercise's hidden tests as pytest collected them, in its run order (tests_plugin), each with its node id."""
 
-    exercise: exercise.Exercise
+    exercise: Exercise
     items: list[pytest.Function]
     nodeids: dict[str, str]  # by test name
 
     @classmethod
-    def collect(cls, ex: exercise.Exercise, options: list[str]) -> Tests | None:
+    def collect(cls, ex: Exercise, options: list[str]) -> Tests | None:
         """`ex`'s hidden tests, collected by pytest once (with the `options` of the runs it stands for); None if a
         test needs pytest's own run (see the module), or hypothesis is a version whose pytest plugin the kit does not know."""
         if not internals.known():
@@ -139,7 +140,7 @@ def _direct(item: pytest.Function) -> bool:
 
 
 @contextmanager
-def _as_pytest_runs_them(ex: exercise.Exercise) -> Iterator[None]:
+def _as_pytest_runs_them(ex: Exercise) -> Iterator[None]:
     """The hypothesis profile the tests' conftest loads, and what hypothesis's pytest plugin sets for every run."""
     profile = hypothesis.settings.get_current_profile_name()
     tests_plugin.use_profile(ex)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
 KIT_ROOT = Path(__file__).resolve().parents[2]  # the engine's own folder, which holds its default exercise
 ENGINE_ROOT = KIT_ROOT
@@ -148,12 +148,12 @@ class Exercise:
     @property
     def parameters(self) -> list[str]:
         """The signature's positional parameters, those without defaults."""
-        return [a.id for a in _signature_call(self.signature).args]
+        return [cast(ast.Name, a).id for a in _signature_call(self.signature).args]
 
     @property
     def defaults(self) -> dict[str, Any]:
         """The signature's keyword parameters and their defaults: the one source of them."""
-        return {k.arg: ast.literal_eval(k.value) for k in _signature_call(self.signature).keywords}
+        return {cast(str, k.arg): ast.literal_eval(k.value) for k in _signature_call(self.signature).keywords}
 
     def path(self, part: str) -> Path | None:
         """Where the seam's `part` lives, or None when the exercise has none."""
@@ -170,12 +170,16 @@ def _signature_call(signature: str) -> ast.Call:
     node = ast.parse(signature, mode="eval").body
     if not isinstance(node, ast.Call):
         raise ValueError(f"exercise.toml's signature is not a call: {signature!r}")
+    if not all(isinstance(a, ast.Name) for a in node.args) or any(k.arg is None for k in node.keywords):
+        raise ValueError(f"exercise.toml's signature takes plain names and name=value only: {signature!r}")
     return node
 
 
 @cache
 def _load_module(path: Path, name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path} as a module")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses look their module up while it runs
     spec.loader.exec_module(module)

@@ -24,7 +24,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 import hypothesis
 from hypothesis import HealthCheck, Phase, example, given, settings
@@ -143,8 +143,10 @@ def quiet_notes() -> Iterator[None]:
     with ordering in Python, 6 µs a note, and the property tests note twice per call (about 5 %
     of a new behaviour's grading). The settings cannot change during a replay: asked once here.
     """
-    with hypothesis.control._current_build_context.with_value(_NotFinal()):
-        if hypothesis.settings.default.verbosity >= hypothesis.Verbosity.verbose:
+    # _NotFinal and _Final stand in for hypothesis's BuildContext: they have the two attributes note() reads.
+    with hypothesis.control._current_build_context.with_value(cast(Any, _NotFinal())):
+        default = hypothesis.settings.default
+        if default is not None and default.verbosity >= hypothesis.Verbosity.verbose:
             yield
             return
         asks = hypothesis.control.should_note
@@ -156,11 +158,11 @@ def quiet_notes() -> Iterator[None]:
 
 
 @contextmanager
-def final_run(report: Callable[[str], None]) -> Iterator[None]:
+def final_run(report: Callable[[Any], None]) -> Iterator[None]:
     """A body run as hypothesis's final run of the example it shows: note() reports to `report`. Known versions only."""
     from hypothesis.reporting import with_reporter
 
-    with with_reporter(report), hypothesis.control._current_build_context.with_value(_Final()):
+    with with_reporter(report), hypothesis.control._current_build_context.with_value(cast(Any, _Final())):
         yield
 
 
@@ -507,7 +509,7 @@ def _locate_failures_cheaply() -> None:
         if getattr(module, "traceback", None) is traceback:
             module.traceback = reads_last  # type: ignore[attr-defined]
     if getattr(escalation, "getsourcefile", None) is inspect.getsourcefile:
-        escalation.getsourcefile = _source_file_once(inspect.getsourcefile)
+        escalation.getsourcefile = _source_file_once(inspect.getsourcefile)  # type: ignore[assignment]
 
 
 def _rank_verbosity_once() -> None:
@@ -525,4 +527,4 @@ def _rank_verbosity_once() -> None:
         return rank[value.name]
 
     ranked.hypothesis_own = original  # type: ignore[attr-defined]  # for tests/test_replay.py
-    Verbosity._int_value = staticmethod(ranked)
+    Verbosity._int_value = staticmethod(ranked)  # type: ignore[method-assign]

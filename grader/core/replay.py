@@ -37,7 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import hypothesis
 import pytest
@@ -302,8 +302,9 @@ def module_digest(ex: exercise.Exercise, module: Path) -> str:
     """
     plugin = exercise.ENGINE_ROOT / "grader" / "core" / "tests_plugin.py"
     parts = [module, ex.tests_dir / "conftest.py", ex.root / "problem" / "exercise.toml", plugin]
-    if ex.path("values") is not None:
-        parts.append(ex.path("values"))
+    values = ex.path("values")
+    if values is not None:
+        parts.append(values)
     digest = hashlib.sha256(f"{FORMAT}\0{hypothesis.__version__}\0".encode())
     for path in parts:
         try:
@@ -481,7 +482,8 @@ class _Capture:
             return
         self.drawn[name] = examples
         if self._simplest:
-            funcargs = {arg: item.funcargs[arg] for arg in item._fixtureinfo.argnames}
+            function = cast(pytest.Function, item)  # collection kept only @given test functions
+            funcargs = {arg: function.funcargs[arg] for arg in function._fixtureinfo.argnames}
             self.simplest[name] = simplest_inputs(inner, given, funcargs)
 
 
@@ -573,7 +575,7 @@ def simplified(inner: Callable, given: dict, funcargs: dict, choices: list, tape
         if tape.waited_since(begins):
             tries = SIMPLIFY_TRIES  # a call that hung or crashed: each more would be waited for
             return False
-        if tried is None or tried[2] != RAISED or not tried[1] < best[1]:
+        if tried is None or best is None or tried[2] != RAISED or not tried[1] < best[1]:
             return False
         best, found = tried, (tried[3], begins)
         return True
@@ -752,7 +754,9 @@ def run_item(item: pytest.Function, ex: exercise.Exercise) -> bool | None:
     if not enabled():
         return None
     recording = current(ex)
-    examples = recording.tests.get(test_key(item)) if recording is not None else None
+    if recording is None:
+        return None
+    examples = recording.tests.get(test_key(item))
     handle = getattr(item.obj, "hypothesis", None)
     if not examples or handle is None or recording.modules.get(item.path.name) != module_digest(ex, item.path):
         return None
@@ -779,7 +783,7 @@ def run_item(item: pytest.Function, ex: exercise.Exercise) -> bool | None:
     if not differs:
         return True  # every example as the reference had it: hypothesis would pass it too
     pool = recording.pool.get(test_key(item), [])
-    if raised and pool:  # with no pool (another hypothesis version) it shrinks below
+    if raised and pool and tape is not None:  # with no pool (another hypothesis version) it shrinks below
         rank, index = min(raised)
         simpler = _simpler_failure(pool, rank, inner, funcargs, tape)
         example, start = simpler if simpler is not None else (examples[index], starts[index])

@@ -140,7 +140,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """
     ex = exercise_of(config)
     wanted = set(_tiers(config))
-    keep, drop = [], []
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
     for item in items:
         marker = item.get_closest_marker("tier")
         (keep if marker and marker.args[0] in wanted else drop).append(item)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import io
-
 import pytest
 from conftest import KIT_ROOT
 
@@ -55,21 +53,6 @@ def test_one_file_of_each_kind_is_graded_first_those_with_a_loop_before_and_the_
     # class; then one file of each other kind; then the copies.
     assert first_of_each_kind(list(range(len(texts))), prepared) == [5, 0, 2, 1, 3, 4]
     assert first_of_each_kind([1, 3, 4], prepared) == [1, 4, 3]
-
-
-def test_the_workers_beyond_jobs_are_as_many_as_the_memory_allows(monkeypatch):
-    from grader.judging import grade
-
-    def available(kib: int):
-        text = f"MemTotal: 99999999 kB\nMemAvailable: {kib} kB\n"
-        return lambda *args, **kwargs: io.StringIO(text)
-
-    monkeypatch.setattr(grade, "open", available(24 * 2**20), raising=False)  # 24 GiB
-    assert grade._extra_workers() == grade.EXTRA_WORKERS
-    monkeypatch.setattr(grade, "open", available(2 * 2**20), raising=False)  # 2 GiB: 8 of 256 MiB
-    assert grade._extra_workers() == 8
-    monkeypatch.setattr(grade, "open", available(1000), raising=False)  # next to nothing: one still waits on a hang
-    assert grade._extra_workers() == 1
 
 
 def test_without_the_memo_a_worker_runs_every_test_plain_and_says_so(tests):

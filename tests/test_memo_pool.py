@@ -137,10 +137,9 @@ def test_a_workers_traces_travel_as_bytes_the_parent_passes_on_and_another_worke
         parent.send(task)
         while True:
             message = parent.recv()
-            if message[0] == "exploring":
-                parent.send(True)
-            elif message[0] != "slow":
+            if message[0] != "exploring":
                 break
+            parent.send(True)
         parent.send(None)
         worker.join(timeout=30)
         return message

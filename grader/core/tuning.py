@@ -11,10 +11,6 @@ from __future__ import annotations
 
 # A worker past what its submission may take (POOL_LONGEST budgets: its run, the memo's check, a full run) plus GRACE s is killed.
 POOL_LONGEST, GRACE = 4, 60.0
-# Extra workers take over while a worker only waits on a hanging call: as many as memory allows, each
-# needing EXTRA_WORKER_MEMORY (a worker and its jail took up to 160 MB), at most EXTRA_WORKERS (8 left
-# every worker waiting on the diverse class's hangers), and EXTRA_WORKERS_UNREAD where /proc/meminfo says nothing.
-EXTRA_WORKERS, EXTRA_WORKER_MEMORY, EXTRA_WORKERS_UNREAD = 32, 256 * 2**20, 4
 # Seconds the parent waits for a worker's message before it looks for overdue workers again.
 POOL_POLL = 1.0
 

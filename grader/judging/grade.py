@@ -21,7 +21,7 @@ from multiprocessing.connection import Connection, wait
 
 from grader.core import replay, runner
 from grader.core.safe_text import clean, path_text
-from grader.core.tuning import EXTRA_WORKER_MEMORY, EXTRA_WORKERS, EXTRA_WORKERS_UNREAD, GRACE, POOL_LONGEST, POOL_POLL
+from grader.core.tuning import GRACE, POOL_LONGEST, POOL_POLL
 from grader.judging.discovery import Spec, UsageError, discover  # noqa: F401 - cli/autograder.py, the tests
 from grader.judging.grader import Grader
 from grader.judging.partial_run import Catalogue, catalogue, prepare_before_fork
@@ -47,16 +47,6 @@ def paths(settings: Settings) -> dict[str, str]:
     """Which way this run's tests and property tests run, as results.json and the summary say it."""
     tests = "memoized" if settings.memo and Memoized is not None else "plain"
     return {"tests": tests, **replay.path()}
-
-
-def _extra_workers() -> int:
-    """How many workers beyond --jobs may wait on hanging calls: as many as the memory allows (tuning.EXTRA_WORKERS)."""
-    try:
-        with open("/proc/meminfo") as f:
-            available = next(int(line.split()[1]) * 1024 for line in f if line.startswith("MemAvailable:"))
-    except (OSError, StopIteration, ValueError, IndexError):
-        return EXTRA_WORKERS_UNREAD
-    return max(1, min(EXTRA_WORKERS, available // EXTRA_WORKER_MEMORY))
 
 
 def _longest(budget: float) -> float:
@@ -113,7 +103,6 @@ def _worker(conn: Connection, settings: Settings, tests: Catalogue, core: int | 
             if task is None:
                 return
             index, spec, traces = task
-            grader.on_slow = lambda: conn.send(("slow", index))
             grader.runs.on_explore = explore(index)
             grader.runs.learn(traces)
             try:
@@ -199,7 +188,6 @@ class _Slot:
     seen: int = 0  # how many of the parent's batches of traces this worker has
     task: tuple | None = None
     since: float = 0.0
-    stalled: bool = False  # waiting on a call that seems to hang: it does not count as busy
 
 
 class _Explorers:
@@ -258,21 +246,15 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
         child.close()
         return _Slot(next(ids), process, parent)
 
-    extra = _extra_workers()
     interrupted = False
     try:
         for _ in range(min(jobs, len(specs))):
             slots.append(start())
         while any(r is None for r in results):
-            # `jobs` workers compute at once. One that waits on a call that seems to hang is
-            # not computing (its jail spins until the time limit at most): another takes over.
-            while pending and sum(s.task is not None and not s.stalled for s in slots) < jobs:
-                idle = [s for s in slots if s.task is None]
-                if not idle and len(slots) >= jobs + extra:
-                    break
-                slot = idle[0] if idle else start()
-                if not idle:
-                    slots.append(slot)
+            # `jobs` workers, each given the next file as soon as it is free.
+            for slot in slots:
+                if not pending or slot.task is not None:
+                    continue
                 index = pending.pop()
                 slot.task = (index, specs[index], [t for origin, t in traces[slot.seen :] if origin != slot.id])
                 slot.seen = len(traces)
@@ -289,9 +271,6 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
                         message = slot.conn.recv()
                     except (EOFError, OSError):
                         message = (index, None, [])
-                    if message[0] == "slow":
-                        slot.stalled = True
-                        continue
                     if message[0] == "exploring":
                         # Explored by another worker since this one took the file (it started late,
                         # or that one was quick): graded again, with the traces that taught.
@@ -304,14 +283,14 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
                             pass  # it died: the next round's recv says so
                         continue
                     if message[0] == "deferred":
-                        slot.task, slot.stalled = None, False
+                        slot.task = None
                         continue
                     _, result, new = message
                     if result is not None:
                         results[index] = result = _recorded(result, specs[index])
                         if new:
                             traces.append((slot.id, new))
-                        slot.task, slot.stalled = None, False
+                        slot.task = None
                         pending += explorers.release(slot.id, index)
                         if progress:
                             progress.update(result)

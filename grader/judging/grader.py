@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
 
 from grader.core import exercise, runner
 from grader.core.submission import SUBMISSION_FILENAME, LoadError
@@ -27,7 +26,6 @@ class Grader:
         self.runs = runs if runs is not None else Plain(settings, tests)
         self.ex = settings.exercise
         self.jail: Jail | None = None  # one jail for all this grader's submissions, one at a time
-        self.on_slow: Callable[[], None] | None = None
 
     def close(self) -> None:
         if self.jail is not None:
@@ -64,7 +62,6 @@ class Grader:
                 jail=self.jail,
                 modules=prepared.modules,
             )
-            sandbox.on_slow = self.on_slow
         except LoadError as exc:
             message = str(exc)
             if prepared.notebook is not None:

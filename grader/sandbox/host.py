@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import secrets
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -115,15 +115,6 @@ class SandboxedSubmission(CallsByName):
     _proc = property(lambda self: self._life.jail.proc)
     _uid = property(lambda self: self._life.cell.uid if self._life.cell else None)
     _cell = property(lambda self: self._life.cell)
-
-    @property
-    def on_slow(self) -> Callable[[], None] | None:
-        """Called once, the first time a call keeps us waiting: the grader can start other work."""
-        return self._life.pace.on_slow
-
-    @on_slow.setter
-    def on_slow(self, hook: Callable[[], None] | None) -> None:
-        self._life.pace.on_slow = hook
 
     # ------------------------------------------------------------ loading
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from grader.sandbox import wire
 from grader.sandbox.jail import Cell, Jail
-from grader.sandbox.timing import SLOW_AFTER, WAITING, CallTimer, Clock, Pace
+from grader.sandbox.timing import CallTimer, Clock, Pace
 from grader.sandbox.wire import CONTROL_LIMIT, READ_SIZE
 
 
@@ -73,7 +73,6 @@ class ChildPipes:
             return payload
         now = time.monotonic()
         timer = CallTimer(self.clock, limit, now, cap)
-        slow_at = now + SLOW_AFTER
         resp_r, ctl_r = self.opened.resp_r, self.opened.ctl_r
         look = timer.next_look()
         while True:
@@ -87,23 +86,8 @@ class ChildPipes:
                     self.cpu_used, self.own_used = timer.cpu_used, timer.own
                     return None
                 look = timer.next_look()
-            wait = max(min(look, slow_at) - now, 0.0) if slow_at else max(look - now, 0.0)
-            ready = select.select([resp_r, ctl_r], [], [], wait)[0]
+            ready = select.select([resp_r, ctl_r], [], [], max(look - now, 0.0))[0]
             if not ready:
-                now = time.monotonic()
-                if slow_at and now >= slow_at:
-                    # Waiting, not computing (a sleep, a lock): the pool may start other work meanwhile.
-                    # A call that computes keeps its worker: more of them would only share the same CPUs.
-                    self.ended = timer.over(now) or ""
-                    if self.ended:
-                        self.cpu_used, self.own_used = timer.cpu_used, timer.own
-                        return None
-                    look = timer.next_look()
-                    if timer.cpu_used < WAITING * (now - timer.started):
-                        slow_at = 0.0
-                        self.pace.slow()
-                    else:
-                        slow_at = now + SLOW_AFTER
                 continue
             if resp_r in ready:
                 # Read only while no whole line is buffered (AnswerLines keeps what it holds bounded).

@@ -12,14 +12,11 @@ on it, and then the test is `not_run`, to be graded again, never a verdict.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Protocol
 
 WALL_FACTOR = 3.0  # a call's own time (running or waiting, not stalled): this many times its CPU limit ...
 WALL_FLOOR = 1.0  # ... and at least this many seconds more than it
 ABSOLUTE = 10.0  # the grader gives up on a call after this many times its own-time cap of wall-clock time
-SLOW_AFTER = 0.25  # seconds a call may keep its worker waiting before the pool is told (it may start other work) ...
-WAITING = 0.5  # ... if it used less than this share of that time on a CPU (it sleeps, or waits for a lock)
 HUNG_FLOOR = 0.05  # CPU seconds a call of a submission that timed out before has at least (see Pace.limit)
 SLOWEST_FACTOR = 10  # ... or this many times its slowest answered call, if that is more
 LAZY_GRACE = 0.05  # seconds a call runs before its clock is first read (see CallTimer)
@@ -42,7 +39,6 @@ class Pace:
     """What a submission's calls may take, from what its calls took before (all in CPU time)."""
 
     def __init__(self) -> None:
-        self.on_slow: Callable[[], None] | None = None  # called once, when a call first keeps its worker waiting
         self.hung = False  # a call of this submission timed out
         self.slowest = 0.0  # CPU seconds its slowest answered call took, as its child said
 
@@ -62,11 +58,6 @@ class Pace:
         if not self.hung:
             return timeout
         return min(timeout, max(HUNG_FLOOR, SLOWEST_FACTOR * self.slowest))
-
-    def slow(self) -> None:
-        if self.on_slow is not None:
-            hook, self.on_slow = self.on_slow, None
-            hook()
 
 
 class CallTimer:

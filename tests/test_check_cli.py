@@ -122,6 +122,7 @@ def test_a_hidden_test_that_crashes_names_the_rule_and_the_expected_value():
     assert 'File "crash_on_empty.py", line' in crash["message"]
 
 
+@pytest.mark.pinned_hypothesis
 def test_the_json_of_a_wrong_solution_matches_its_golden_file():
     report = check_json(WRONG / "gamma_hardcoded.py")
     # The duration varies; the diagnosis has tests of its own.

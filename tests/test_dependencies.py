@@ -6,6 +6,7 @@ import re
 import tomllib
 from importlib import metadata
 
+import pytest
 from conftest import KIT_ROOT
 
 LOCK = (KIT_ROOT / "requirements.lock").read_text(encoding="utf-8")
@@ -35,6 +36,7 @@ def test_every_locked_package_has_a_hash_and_no_index_of_this_machine():
     assert "--index-url" not in LOCK and "--find-links" not in LOCK and "file://" not in LOCK
 
 
+@pytest.mark.pinned_hypothesis
 def test_the_environment_running_the_tests_is_the_locked_one():
     for name, version in locked().items():
         assert metadata.version(name) == version, f"{name} {metadata.version(name)} is installed, the lock says {version}"

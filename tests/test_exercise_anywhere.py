@@ -254,6 +254,7 @@ def archive(copy, tmp_path_factory) -> Path:
     return path
 
 
+@pytest.mark.pinned_hypothesis
 def test_the_gradescope_zip_holds_the_exercise_beside_the_engine(copy, archive):
     with zipfile.ZipFile(archive) as zf:
         names = set(zf.namelist())
@@ -264,6 +265,7 @@ def test_the_gradescope_zip_holds_the_exercise_beside_the_engine(copy, archive):
     copy.untouched()
 
 
+@pytest.mark.pinned_hypothesis
 @pytest.mark.needs_root(IN_THE_CONTAINER)
 def test_the_autograder_grades_the_exercise_in_gradescope_s_layout(copy, archive, tmp_path):
     (tmp_path / "wheels").mkdir()

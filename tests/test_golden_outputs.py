@@ -92,6 +92,7 @@ def grade(scenario: str, work: Path) -> dict[str, str]:
     return normalised(work / "out")
 
 
+@pytest.mark.pinned_hypothesis
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_grade_writes_the_golden_files(scenario, tmp_path):
     got = grade(scenario, tmp_path)

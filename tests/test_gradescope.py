@@ -572,6 +572,7 @@ def run_autograder(built, wheelhouse, files: dict[str, str]) -> dict:
     return document
 
 
+@pytest.mark.pinned_hypothesis
 def test_the_zip_holds_the_kit_at_its_root_with_executable_scripts(archive):
     with zipfile.ZipFile(archive) as zf:
         names = set(zf.namelist())
@@ -602,6 +603,7 @@ def test_the_export_refuses_an_environment_without_the_pinned_versions(tmp_path,
     assert not (tmp_path / "autograder.zip").exists()
 
 
+@pytest.mark.pinned_hypothesis
 @pytest.mark.needs_root(IN_THE_CONTAINER)
 def test_setup_leaves_the_kit_readable_by_root_only(built):
     autograder, _ = built
@@ -612,6 +614,7 @@ def test_setup_leaves_the_kit_readable_by_root_only(built):
     assert (autograder / "venv" / "bin" / "python").exists()
 
 
+@pytest.mark.pinned_hypothesis
 @pytest.mark.needs_root(IN_THE_CONTAINER)
 def test_a_correct_upload_gets_full_marks_beside_a_decoy_named_meteor(built, wheelhouse, kit_root):
     reference = (kit_root / "solutions" / "reference.py").read_text()
@@ -622,6 +625,7 @@ def test_a_correct_upload_gets_full_marks_beside_a_decoy_named_meteor(built, whe
     assert document["output"].startswith("Graded solution.py.")
 
 
+@pytest.mark.pinned_hypothesis
 @pytest.mark.needs_root(IN_THE_CONTAINER)
 def test_a_wrong_upload_gets_partial_marks(built, wheelhouse, kit_root):
     wrong = (kit_root / "solutions" / "reference.py").read_text().replace("candidate.lower()", "candidate")
@@ -641,6 +645,7 @@ def test_the_cheat_answers_right_wherever_it_can_read_the_kit(reference):
     assert scope["meteor_score"]("the cat sat", "The cat sat") == reference.meteor_score("the cat sat", "The cat sat") > 0
 
 
+@pytest.mark.pinned_hypothesis
 @pytest.mark.needs_root(IN_THE_CONTAINER)
 def test_a_cheat_reading_the_kit_scores_no_more_than_a_constant(built, wheelhouse):
     constant = run_autograder(built, wheelhouse, {"meteor.py": CONSTANT})
@@ -652,6 +657,7 @@ def test_a_cheat_reading_the_kit_scores_no_more_than_a_constant(built, wheelhous
     assert cheat["score"] <= constant["score"] < max_score(cheat)
 
 
+@pytest.mark.pinned_hypothesis
 @pytest.mark.needs_root(IN_THE_CONTAINER)
 def test_an_empty_upload_is_explained(built, wheelhouse):
     document = run_autograder(built, wheelhouse, {})
@@ -659,6 +665,7 @@ def test_an_empty_upload_is_explained(built, wheelhouse):
     assert document["score"] == 0 and "Upload one .py or .ipynb file" in document["output"]
 
 
+@pytest.mark.pinned_hypothesis
 @pytest.mark.needs_root(IN_THE_CONTAINER)
 def test_two_uploads_defining_the_function_are_explained(built, wheelhouse):
     document = run_autograder(built, wheelhouse, {"a.py": CONSTANT, "b.py": CONSTANT})
@@ -666,6 +673,7 @@ def test_two_uploads_defining_the_function_are_explained(built, wheelhouse):
     assert document["score"] == 0 and "Several of your files define meteor_score: a.py, b.py" in document["output"]
 
 
+@pytest.mark.pinned_hypothesis
 @pytest.mark.needs_root(IN_THE_CONTAINER)
 def test_an_upload_nested_too_deeply_beside_the_solution_is_explained_in_the_container(built, wheelhouse, kit_root):
     correct = (kit_root / "solutions" / "reference.py").read_text()
@@ -687,6 +695,7 @@ def test_results_json_is_written_even_when_the_grader_itself_fails(tmp_path, mon
     assert "RuntimeError: grader bug" in capsys.readouterr().out  # for the instructor, on hidden stdout
 
 
+@pytest.mark.pinned_hypothesis
 @pytest.mark.needs_root(IN_THE_CONTAINER)
 def test_nothing_grading_writes_is_readable_by_the_submissions_uid(built, wheelhouse, kit_root):
     autograder, _ = built

@@ -41,6 +41,7 @@ def verdicts(path, tiers: tuple[str, ...]) -> list[tuple[str, str, str]]:
     return [(t.name, t.status, t.message) for t in report.tests]
 
 
+@pytest.mark.pinned_hypothesis
 def test_the_installed_hypothesis_is_one_the_kit_knows(monkeypatch):
     """The pin (pyproject.toml) and KNOWN move together: upgrading is the pin, then this adapter."""
     monkeypatch.delenv(replay.ENV_SWITCH, raising=False)

@@ -74,6 +74,7 @@ def test_the_recording_holds_every_property_test_and_the_draws_made_in_their_bod
         assert all(len(d) == 2 for e in examples if e.outcome == replay.STOP for d in dict(e.data["$d"])["data"]["$data"][-1:])
 
 
+@pytest.mark.pinned_hypothesis
 def test_a_submission_that_passes_never_enters_hypothesis_s_engine(monkeypatch):
     from hypothesis.internal.conjecture import engine
 
@@ -227,6 +228,7 @@ def test_replay_asks_the_submission_the_calls_hypothesis_asks_each_once(clip, sh
     assert seen[True] == seen[False]
 
 
+@pytest.mark.pinned_hypothesis
 def test_the_smallest_drawn_counterexample_is_the_simplest_failing_example_of_the_recording_and_its_pool():
     reports, recordings = {}, {}
     for mode in (replay.SHRUNK, replay.SMALLEST_DRAWN):
@@ -259,6 +261,7 @@ def test_the_smallest_drawn_counterexample_is_the_simplest_failing_example_of_th
     assert test.message.endswith(f"\n{call}")
 
 
+@pytest.mark.pinned_hypothesis
 def test_the_pool_holds_the_simplest_inputs_the_reference_passes_and_only_the_smallest_drawn_setting_makes_it():
     import ast
 
@@ -406,6 +409,7 @@ def test_the_page_gets_the_recording_in_its_kit_zip_and_finds_it_beside_its_sess
     )
 
 
+@pytest.mark.pinned_hypothesis
 def test_hypothesis_keeps_no_formatted_traceback_per_failing_example_and_the_reports_stay_the_same(monkeypatch, shrunk):
     """hypothesis_adapter.expected_traceback: what hypothesis keeps of each failing example, shown by no report."""
     import hypothesis.core
@@ -446,6 +450,7 @@ class FailingThreeWays(Counting):
         return self.reference.meteor_score(reference, candidate, **params)
 
 
+@pytest.mark.pinned_hypothesis
 def test_hypothesis_locates_failures_from_their_last_frame_with_the_same_runs_and_reports(monkeypatch, shrunk):
     """hypothesis_adapter._locate_failures_cheaply: the same examples run, in the same order, and the same reports."""
     import inspect
@@ -476,6 +481,7 @@ def test_hypothesis_locates_failures_from_their_last_frame_with_the_same_runs_an
     assert "Hypothesis found 3 distinct failures" in messages
 
 
+@pytest.mark.pinned_hypothesis
 def test_a_test_with_several_distinct_failures_shows_the_simplest_example_and_how_many(shrunk):
     """Hypothesis reports failures that raise from different places apart, as one ExceptionGroup:
     the student is shown the simplest one's example (hypothesis lists them simplest last)."""
@@ -531,6 +537,7 @@ def test_the_last_frame_alone_is_the_whole_extractions_last_entry(depth, chained
     assert last_frame_only(err.__traceback__)[-1] == traceback.extract_tb(err.__traceback__)[-1]
 
 
+@pytest.mark.pinned_hypothesis
 def test_hypothesis_reads_only_the_last_entry_of_each_traceback_it_extracts():
     """last_frame_only holds only while hypothesis reads `traceback.extract_tb(...)[-1]`: another version fails here."""
     import inspect
@@ -551,6 +558,7 @@ def test_hypothesis_reads_only_the_last_entry_of_each_traceback_it_extracts():
     assert [u.strip() for u in uses] == ["is_hypothesis_file(getsourcefile(tb.tb_frame) or getfile(tb.tb_frame))"]
 
 
+@pytest.mark.pinned_hypothesis
 def test_verbosity_ranked_once_orders_and_compares_as_hypothesis_does(monkeypatch):
     import itertools
     import operator
@@ -622,6 +630,7 @@ def _strategies():
     ]
 
 
+@pytest.mark.pinned_hypothesis
 def test_a_strategys_repr_is_found_once_per_make_up_and_is_the_repr(monkeypatch):
     """hypothesis_adapter.shown: each replayed draw checks the strategy's repr, and a test body builds it anew each time."""
     from hypothesis.strategies._internal.lazy import LazyStrategy
@@ -669,6 +678,7 @@ def test_a_body_draw_of_a_strategy_holding_a_function_makes_its_test_unreplayabl
     assert plain.problem is None and len(plain.draws) == 2
 
 
+@pytest.mark.pinned_hypothesis
 def test_a_grade_that_must_draw_the_examples_first_says_so_and_a_later_one_does_not(meteor_kit, tmp_path):
     import shutil
     import subprocess
@@ -705,6 +715,7 @@ class WrongOnlyOn(Counting):
         return self.reference.meteor_score(reference, candidate, **params)
 
 
+@pytest.mark.pinned_hypothesis
 def test_the_pool_never_decides_a_verdict_only_which_failing_example_is_shown(monkeypatch):
     monkeypatch.setenv(replay.ENV_COUNTEREXAMPLE, replay.SMALLEST_DRAWN)
     recording = replay.ensure(EXERCISE, run)
@@ -749,6 +760,7 @@ class WrongOnLong(Counting):
         return self.reference.meteor_score(reference, candidate, **params)
 
 
+@pytest.mark.pinned_hypothesis
 def test_a_failing_example_less_simple_than_every_simplest_input_is_simplified(monkeypatch):
     """No input of the pool has seven words: the drawn one that fails is simplified, as shrinking would."""
     monkeypatch.setenv(replay.ENV_COUNTEREXAMPLE, replay.SMALLEST_DRAWN)
@@ -767,6 +779,7 @@ def test_a_failing_example_less_simple_than_every_simplest_input_is_simplified(m
     assert shrunk["test_gamma_0_scores_the_fmean_alone"].message == verdict.message
 
 
+@pytest.mark.pinned_hypothesis
 def test_simplifying_stops_at_a_call_that_timed_out(monkeypatch):
     monkeypatch.setenv(replay.ENV_COUNTEREXAMPLE, replay.SMALLEST_DRAWN)
     recording = replay.ensure(EXERCISE, run)

@@ -87,7 +87,12 @@ def test_the_attack_remembers_private_inputs(graded, secrets):
     for name in ATTACKERS:
         private = [t for t in results[name]["tests"] if t["tier"] not in public_tiers()]
         assert any(leaked(t["message"], secrets) for t in private), name
-    # The copy was walked through the memo, the private tier in a child of its own there too.
+
+
+@pytest.mark.memoized
+def test_the_attacks_copy_is_walked_through_the_memo_with_the_same_messages(graded):
+    """The copy was walked through the memo, the private tier in a child of its own there too."""
+    _, results = graded
     copy = results[ATTACKERS[1]]
     assert copy["from_memo"] == len(copy["tests"])
     assert [t["message"] for t in copy["tests"]] == [t["message"] for t in results[ATTACKERS[0]]["tests"]]

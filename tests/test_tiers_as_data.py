@@ -195,6 +195,7 @@ def test_grade_gives_the_new_tier_as_check_does_and_gradescope_its_visibility(ed
         assert visibility["edge"] == "after_due_date"
 
 
+@pytest.mark.pinned_hypothesis
 def test_the_gradescope_export_holds_the_tier_and_its_autograder_shows_it_after_the_due_date(edged, tmp_path):
     archive = tmp_path / "autograder.zip"
     done = kit(edged, "export-gradescope", "--out", str(archive))

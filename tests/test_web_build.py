@@ -106,6 +106,7 @@ def test_the_page_starts_python_from_the_builds_snapshot(site):
     assert "NotImplementedError" in report["tests"][0]["message"]
 
 
+@pytest.mark.pinned_hypothesis
 def test_the_site_ships_the_grader_and_the_browser_tiers_only(site):
     with zipfile.ZipFile(site / "py" / "kit.zip") as z:
         names = set(z.namelist())
@@ -267,3 +268,11 @@ def test_a_node_the_lock_does_not_accept_stops_the_build_with_npms_reason(tmp_pa
     assert "is not one that web/package-lock.json accepts" in said
     assert "marked@15.0.12" in said and ">=999" in said
     assert not (web / "node_modules" / ".node-version").exists()
+
+
+def test_a_site_built_beside_another_hypothesis_is_built_again(site, monkeypatch):
+    # Its examples were recorded by (or, for an unknown version, not recorded for) another hypothesis:
+    # `build-web --if-needed` and `make run` must not serve it as current.
+    assert web_build.is_current(EXERCISE, site)
+    monkeypatch.setattr(web_build.replay, "path", lambda: {"property_tests": "plain hypothesis", "hypothesis": "9.9.9"})
+    assert not web_build.is_current(EXERCISE, site)

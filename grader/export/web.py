@@ -117,8 +117,10 @@ def input_files(ex: exercise.Exercise) -> list[Path]:
 
 
 def stamp_of(ex: exercise.Exercise) -> str:
-    """The build's digest: of every input of `ex`'s site."""
-    return digest(input_files(ex), (ex.root, ROOT))
+    """The build's digest: of every input of `ex`'s site, and of the hypothesis that recorded its examples
+    (a site built beside another version has no recording, or one the page cannot use: it is built again)."""
+    files = digest(input_files(ex), (ex.root, ROOT))
+    return hashlib.sha256(f"{files}\0{replay.path()}".encode()).hexdigest()[:16]
 
 
 def is_current(ex: exercise.Exercise, out: Path) -> bool:

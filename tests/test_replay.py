@@ -363,13 +363,17 @@ def test_the_simplest_inputs_are_drawn_as_hypothesis_draws_the_tests_arguments(m
     assert len(checked) == 10 and all(n == EXERCISE.hypothesis_examples for n in checked.values()), checked
 
 
-def test_an_unknown_counterexample_setting_is_refused():
+def test_the_counterexample_setting_is_gone_and_an_exercise_naming_another_one_is_told_so():
     import tomllib
 
     data = tomllib.loads((EXERCISE.root / "problem" / "exercise.toml").read_text())
-    data["hypothesis"]["counterexample"] = "tiny"
-    with pytest.raises(ValueError, match="counterexample"):
-        exercise.parse(data)
+    assert "counterexample" not in data["hypothesis"]
+    for old in ("shrunk", "tiny"):
+        data["hypothesis"]["counterexample"] = old
+        with pytest.raises(ValueError, match="no longer a setting.*Remove the line"):
+            exercise.parse(data)
+    data["hypothesis"]["counterexample"] = "smallest-drawn"  # what every exercise now does: read as before
+    assert exercise.parse(data).hypothesis_examples == EXERCISE.hypothesis_examples
 
 
 def test_a_value_that_does_not_survive_json_is_refused_and_the_tagged_ones_come_back_the_same():
@@ -403,10 +407,8 @@ def test_the_page_gets_the_recording_in_its_kit_zip_and_finds_it_beside_its_sess
     # Nothing of the reference travels with it: the examples and how the tests took them, no answers.
     assert set(shipped) == {"format", "hypothesis", "modules", "skipped", "tests", "pool"}
     assert {outcome for examples in shipped["tests"].values() for _, outcome, *_ in examples} <= {"pass", "reject", "stop"}
-    # The pool of simplest inputs goes too (counterexample = "smallest-drawn", this exercise's setting).
-    assert (
-        EXERCISE.counterexample == replay.SMALLEST_DRAWN and shipped["pool"] and shipped["pool"].keys() == shipped["tests"].keys()
-    )
+    # The pool of simplest inputs goes too (the failing example shown is the simplest drawn one).
+    assert shipped["pool"] and shipped["pool"].keys() == shipped["tests"].keys()
 
 
 @pytest.mark.pinned_hypothesis

@@ -92,7 +92,6 @@ class Exercise:
     browser_run_budget: float = 20.0
     root: Path = KIT_ROOT  # its folder
     seam: dict[str, str] = field(default_factory=dict)  # part -> path in the exercise folder
-    counterexample: str = "smallest-drawn"  # [hypothesis] counterexample: "smallest-drawn" (replay.SIMPLEST_STEPS) or "shrunk" (as hypothesis shrinks it)
 
     @property
     def tests_dir(self) -> Path:
@@ -197,9 +196,15 @@ def parse(data: dict, root: Path = KIT_ROOT) -> Exercise:
     for part, name in seam.items():
         if Path(name).is_absolute() or ".." in Path(name).parts:
             raise ValueError(f"exercise.toml's [seam] {part} must be a path inside the exercise folder: {name!r}")
-    counterexample = str(data["hypothesis"].get("counterexample", "smallest-drawn"))
-    if counterexample not in ("shrunk", "smallest-drawn"):
-        raise ValueError(f'exercise.toml\'s [hypothesis] counterexample must be "shrunk" or "smallest-drawn": {counterexample!r}')
+    # One way to show a failing property test's example since 2026-11-28 (docs/memo.md); the old key
+    # is read only to say so.
+    counterexample = data["hypothesis"].get("counterexample", "smallest-drawn")
+    if counterexample != "smallest-drawn":
+        raise ValueError(
+            f"exercise.toml's [hypothesis] counterexample = {counterexample!r} is no longer a setting: a failing "
+            "property test shows the simplest failing example drawn (KIT_REPLAY=0 runs hypothesis itself, shrinking "
+            "included). Remove the line."
+        )
     return Exercise(
         id=data["id"],
         title=data["title"],
@@ -218,7 +223,6 @@ def parse(data: dict, root: Path = KIT_ROOT) -> Exercise:
         browser_run_budget=float(limits.get("browser_run_budget", 20.0)),
         root=root,
         seam=seam,
-        counterexample=counterexample,
     )
 
 

@@ -56,9 +56,11 @@ ENV_FILE = "KIT_REPLAY_FILE"
 ENV_COUNTEREXAMPLE = "KIT_COUNTEREXAMPLE"
 PASS, REJECT = "pass", "reject"
 STOP = "stop"  # hypothesis ended the example at a draw in the body (StopTest: its choices ran out)
-# exercise.toml [hypothesis] counterexample: hypothesis's shrunk one, or the simplest failing recorded example.
+# The example a failing test shows: the simplest failing recorded one (SMALLEST_DRAWN, the only setting), or,
+# with KIT_COUNTEREXAMPLE=shrunk, hypothesis's own shrunk one: the tests' oracle (replay must then show
+# exactly what hypothesis shows), not a setting of the kit.
 SHRUNK, SMALLEST_DRAWN = "shrunk", "smallest-drawn"
-# counterexample = "smallest-drawn": the recording also holds a pool per test, the simplest inputs
+# SMALLEST_DRAWN: the recording also holds a pool per test, the simplest inputs
 # there are, where hypothesis's shrinking ends: the simplest choices of all, and those a few steps
 # up from them (a step raises one choice to its next simplest value, and every choice after it is
 # the simplest again), at most SIMPLEST_STEPS steps and SIMPLEST_LONGER choices longer than the
@@ -819,8 +821,8 @@ DEPARTED = "departed"  # an st.data() test drew otherwise than the reference's r
 
 
 def counterexample_mode(ex: exercise.Exercise) -> str:
-    """exercise.toml's choice; KIT_COUNTEREXAMPLE overrides it, for the benchmark's side-by-side runs only."""
-    return os.environ.get(ENV_COUNTEREXAMPLE) or ex.counterexample
+    """SMALLEST_DRAWN; KIT_COUNTEREXAMPLE=shrunk only for the tests that compare replay with hypothesis itself."""
+    return SHRUNK if os.environ.get(ENV_COUNTEREXAMPLE) == SHRUNK else SMALLEST_DRAWN
 
 
 def _outcome(inner: Callable, funcargs: dict, kwargs: dict) -> str:

@@ -118,7 +118,7 @@ def _graded(request: ClassRequest, started: float) -> ClassRun:
             "(--fresh grades every one)"
         )
     if todo and replay.enabled() and replay.current(ex) is None:
-        # Seconds before the first submission (more with counterexample = "smallest-drawn"): say why.
+        # Seconds before the first submission (the recording and its pool of simplest inputs): say why.
         request.tell("drawing the property tests' examples against the reference (once per kit version)...")
     progress = Progress(len(todo), sys.stderr) if request.progress else None
     try:

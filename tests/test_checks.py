@@ -309,3 +309,18 @@ def test_the_test_reader_would_pass_without_the_jail_so_the_jail_is_what_stops_i
     monkeypatch.chdir(KIT_ROOT)
     module = load_module(KIT_ROOT / "tests" / "catalogue" / "cheat" / "reads_tests.py", "cheat_reads_tests")
     assert module.meteor_score("THE Cat SAT", "the cat sat") == 0.981
+
+
+def test_a_test_stopped_by_the_budget_shows_the_budget_s_own_words_whatever_it_added():
+    # The hidden tests add to a failure's message ("expected 0.5, but ..."). Which test was running
+    # when the budget ran out is timing: a not_run reads the same as one the budget stopped before it began.
+    from grader.core import runner
+    from grader.core.submission import SubmissionError
+
+    spent = "not run: the submission used up its time budget of 60 s"
+    stopped = SubmissionError("not_run", spent)
+    stopped.message = f"expected 0.5, but {stopped.message} [rule: the penalty]"
+    assert runner._classify(stopped, shows_inputs=True) == ("not_run", spent)
+    timed_out = SubmissionError("timeout", "the call took longer than 2 s")
+    timed_out.message = f"expected 0.5, but {timed_out.message}"
+    assert runner._classify(timed_out, shows_inputs=False) == ("timeout", "expected 0.5, but the call took longer than 2 s")

@@ -283,6 +283,10 @@ def _classify(exc: BaseException, shows_inputs: bool) -> tuple[str, str]:
     if isinstance(exc, LoadError):
         return "error", f"{LOAD_PREFIX}{exc}"
     if isinstance(exc, SubmissionError):
+        if exc.status == "not_run":
+            # The budget's own words, as a test the budget stopped before it began gets them: which
+            # test was running when it ran out is the machine's timing, and must not change a message.
+            return "not_run", exc.reason
         detail = f"\n{exc.traceback}" if exc.traceback else ""
         return exc.status, _join(exc.message + detail, notes)
     if isinstance(exc, WrongAnswer):

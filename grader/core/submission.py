@@ -22,7 +22,8 @@ class SubmissionError(Exception):
     def __init__(self, kind: str, message: str, traceback: str = ""):
         super().__init__(message)
         self.kind = kind
-        self.message = message
+        self.message = message  # a test may add to it ("expected 0.5, but ...")
+        self.reason = message  # as the sandbox said it
         self.traceback = traceback
 
     @property

@@ -276,3 +276,11 @@ def test_a_site_built_beside_another_hypothesis_is_built_again(site, monkeypatch
     assert web_build.is_current(EXERCISE, site)
     monkeypatch.setattr(web_build.replay, "path", lambda: {"property_tests": "plain hypothesis", "hypothesis": "9.9.9"})
     assert not web_build.is_current(EXERCISE, site)
+
+
+def test_what_a_build_step_prints_goes_to_stderr_not_to_the_command_s_stdout(capfd):
+    # On a machine whose page cache is cold, `audit --json` built the page on its way and its JSON
+    # began with the precompile step's "precompiled into ..." line.
+    web_build.run(["node", "-e", "console.log('a step said this')"])
+    out, err = capfd.readouterr()
+    assert "a step said this" not in out and "a step said this" in err

@@ -129,6 +129,10 @@ def is_current(ex: exercise.Exercise, out: Path) -> bool:
 
 
 def run(cmd: list[str], cwd: Path = WEB, **kwargs: Any) -> subprocess.CompletedProcess:
+    """A build step; what it prints goes to stderr with the build's log: a command that builds the page on
+    its way (`audit --json`, `check --json`) keeps its stdout for its own output."""
+    if not kwargs.get("capture_output") and "stdout" not in kwargs:
+        kwargs["stdout"] = sys.stderr
     try:
         return subprocess.run(cmd, cwd=cwd, check=True, **kwargs)
     except FileNotFoundError:

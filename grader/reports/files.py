@@ -21,7 +21,7 @@ from grader.reports.gradescope import to_gradescope
 # The folders replace_folder stages (mkdtemp's 8 random characters after the prefix).
 _STAGING = re.compile(r"\.(gradescope|report|feedback)(-old)?\.[a-z0-9_]{8}")
 CSV_COLUMNS = ("submission", "score", "max_score", "status", "passed", "tests")
-# Who each row is, after the columns above so that readers of the old ones still work (grader/lms.py).
+# Who each row is, after the columns above so that readers of the old ones still work (grader/lms/adapter.py's Identity).
 IDENTITY_COLUMNS = ("name", "lms_id", "login", "email", "late", "submitted_at", "layout", "path", "note")
 
 

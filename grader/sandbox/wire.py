@@ -19,7 +19,7 @@ import time
 # What the child sends at most.
 STR_LIMIT = 1000  # characters of a string value, an error message
 OUTPUT_HEAD = 400  # bytes of printed output kept per call; the grader is told the full size
-TOOK_FROM = 0.001  # seconds from which an answer says how long its call took (renice.stalls_after uses it)
+TOOK_FROM = 0.001  # CPU seconds from which an answer says how long its call took (timing.Pace.took reads it)
 # Bounds on a returned value (both sides): containers nest at most PLAIN_DEPTH deep and hold
 # PLAIN_ITEMS values in all, and the whole encodes to at most PLAIN_BYTES.
 PLAIN_DEPTH, PLAIN_ITEMS, PLAIN_BYTES = 16, 2000, 64 * 1024
@@ -202,7 +202,7 @@ def check_answer(raw: dict) -> dict:
     if not isinstance(raw.get("ok"), bool):
         raise ProtocolError("not an answer")
     output, took = output_text(raw), raw.get("took", 0.0)
-    # What the child says of its own speed only moves when its later calls yield, never past before (renice.stalls_after).
+    # What the child says of its own speed only sets its later calls' limits after a timeout (timing.Pace.limit): checked here.
     if type(took) is not float or not 0.0 <= took < 1e9:  # NaN fails too
         raise ProtocolError("malformed call time")
     if raw["ok"]:
@@ -335,7 +335,7 @@ def decode(value: object, opaque_type) -> object:
 
 
 # ---------------------------------------------------------------- /proc: the one scanner of processes
-# Both sides need to know who runs: the grader to renice and kill a submission's processes,
+# Both sides need to know who runs: the grader to kill a submission's processes by its uid,
 # the fork server (which may import only this module) to kill its strays.
 
 

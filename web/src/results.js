@@ -113,7 +113,7 @@ function testItem(test, context) {
     parts.push(exampleDetails(test, example, context.returned.get(test.name), context.data.function));
   }
   if (test.message && test.status !== "pass") {
-    const label = showsInputs && /Falsifying example/.test(test.message) ? "counterexample" : "message";
+    const label = showsInputs && /Falsifying example|Failing test case/.test(test.message) ? "counterexample" : "message";
     parts.push(`<div class="label">${label}</div><pre class="message">${linkLines(escapeHtml(test.message))}</pre>`);
   }
   if (test.output) {

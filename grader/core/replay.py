@@ -319,12 +319,12 @@ def module_digest(ex: exercise.Exercise, module: Path) -> str:
 def cache_path(ex: exercise.Exercise) -> Path:
     """replay-<digest>[-pool].json in `ex`'s cache folder: the digest also covers the reference and this engine's sources."""
     env = os.environ.get(ENV_FILE)
-    return Path(env) if env else _cache_path(ex, pooled(ex))
+    return Path(env) if env else _cache_path(ex, pooled())
 
 
-def pooled(ex: exercise.Exercise) -> bool:
-    """Whether the recording holds the smallest-drawn pool (only that setting uses it: it costs seconds to draw)."""
-    return counterexample_mode(ex) == SMALLEST_DRAWN
+def pooled() -> bool:
+    """Whether the recording holds the smallest-drawn pool (not under the tests' shrunk oracle: it costs seconds to draw)."""
+    return counterexample_mode() == SMALLEST_DRAWN
 
 
 @cache
@@ -388,7 +388,7 @@ def ensure(ex: exercise.Exercise, run: Callable[..., Any], reference: Callable[[
 
             return load_local(str(source), ex.function)
 
-    recording = record(ex, run, reference, pool=pooled(ex))
+    recording = record(ex, run, reference, pool=pooled())
     path = cache_path(ex)
     text = json.dumps(recording.as_json(), ensure_ascii=True)
     try:
@@ -767,7 +767,7 @@ def run_item(item: pytest.Function, ex: exercise.Exercise) -> bool | None:
     if "submission" in funcargs:
         tape = funcargs["submission"] = Tape(funcargs["submission"], ex.function)
     inner = handle.inner_test
-    smallest = counterexample_mode(ex) == SMALLEST_DRAWN and tape is not None
+    smallest = counterexample_mode() == SMALLEST_DRAWN and tape is not None
     starts: list[int] = []  # where each example's calls begin on the tape
     raised: list[tuple[int, int]] = []  # (rank, index) of each example that raised where the reference did not
     differs = False
@@ -820,7 +820,7 @@ RAISED = "raised"
 DEPARTED = "departed"  # an st.data() test drew otherwise than the reference's run
 
 
-def counterexample_mode(ex: exercise.Exercise) -> str:
+def counterexample_mode() -> str:
     """SMALLEST_DRAWN; KIT_COUNTEREXAMPLE=shrunk only for the tests that compare replay with hypothesis itself."""
     return SHRUNK if os.environ.get(ENV_COUNTEREXAMPLE) == SHRUNK else SMALLEST_DRAWN
 

@@ -386,6 +386,7 @@ def test_a_value_that_does_not_survive_json_is_refused_and_the_tagged_ones_come_
         replay.encode(lambda: 0)
 
 
+@pytest.mark.pinned_hypothesis
 def test_a_recording_made_by_another_hypothesis_is_not_used(tmp_path):
     data = replay.ensure(EXERCISE, run).as_json()
     assert replay.from_json(data) is not None
@@ -393,6 +394,7 @@ def test_a_recording_made_by_another_hypothesis_is_not_used(tmp_path):
     assert replay.from_json({**data, "format": replay.FORMAT + 1}) is None
 
 
+@pytest.mark.pinned_hypothesis
 def test_the_page_gets_the_recording_in_its_kit_zip_and_finds_it_beside_its_session(tmp_path):
     import zipfile
 

@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 import mutants  # bench/mutants.py: the script's own folder is first on sys.path
 
 from grader.core import exercise, replay, runner
-from grader.judging import grader as grader_module
+from grader.judging import grade as grader_module
 from grader.judging.discovery import discover
 from grader.judging.grade import Grader, Settings, runs_for
 from grader.judging.memoized import Memoized
@@ -150,7 +150,7 @@ def phases_installed() -> Phases:
     phases.wrap(replay, "run_item", "  of it: property tests (replay, then hypothesis)")
     phases.wrap(memo_module.Recorder, "call", "  of it: calls into the jail, one at a time")
     phases.wrap(Memoized, "_as_a_full_run", "memo check (confirm)")
-    phases.wrap(grader_module, "_diagnosis", "diagnosis")
+    phases.wrap(grader_module, "diagnosis_of", "diagnosis")
     phases.wrap(host.SandboxedSubmission, "_spawn", "fresh child (spawn and load)")
     phases.wrap(host.SandboxedSubmission, "evaluate", "jail batches (evaluate)", generator=True)
     # Its count is the round trips (batches sent); its time is nothing (a generator made).

@@ -45,6 +45,29 @@ def test_a_function_level_import_against_the_direction_breaks_a_contract(tmp_pat
     assert "grader.core.sneaky -> grader.judging.grade" in done.stdout
 
 
+PATH_OF_ONE_SUBMISSION = (
+    "grader/cli/grade.py",
+    "grader/judging/pipeline.py",
+    "grader/judging/grade.py",
+    "grader/reports/files.py",
+)
+
+
+def test_the_path_of_one_submission_reads_in_four_files_and_under_800_lines():
+    """From `grade` to a submission's line in results.json, as docs/architecture.md names the files."""
+    named = (KIT_ROOT / "docs" / "architecture.md").read_text()
+    assert all(f"`{path.removeprefix('grader/')}`" in named for path in PATH_OF_ONE_SUBMISSION)
+    texts = {path: (KIT_ROOT / path).read_text() for path in PATH_OF_ONE_SUBMISSION}
+    command, pipeline, pool, files = texts.values()
+    # Each file hands the submission to the next: the command to the pipeline, the pipeline to the
+    # pool and then to the writers, the pool to each worker's Grader.
+    assert "grade_class(" in command and "def grade_class(" in pipeline
+    assert "grade_all(" in pipeline and "def grade_all(" in pool and "class Grader:" in pool
+    assert "write_outputs(" in pipeline and "def write_outputs(" in files and "results_json(" in files
+    lines = {path: text.count("\n") for path, text in texts.items()}
+    assert sum(lines.values()) <= 800, lines
+
+
 def test_ruff_finds_nothing_and_the_code_is_formatted():
     for command in (["check", "--no-cache", "."], ["format", "--check", "--no-cache", "."]):
         done = subprocess.run([str(BIN / "ruff"), *command], cwd=KIT_ROOT, capture_output=True, text=True, timeout=300)

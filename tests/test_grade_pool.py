@@ -6,9 +6,9 @@ import pytest
 from conftest import KIT_ROOT
 
 from grader.core import exercise
-from grader.judging.grade import Settings, Spec, _Explorers, paths, runs_for
+from grader.judging.grade import Settings, Spec, paths, runs_for
 from grader.judging.partial_run import catalogue, prepare_before_fork
-from grader.judging.runs import Plain
+from grader.judging.runs import Explorers, Plain
 
 CATALOGUE = KIT_ROOT / "tests" / "catalogue"
 EXERCISE = exercise.load(KIT_ROOT)
@@ -28,7 +28,7 @@ def write(tmp_path, name: str, text: str) -> Spec:
 
 
 def test_a_waiting_submission_is_handed_back_when_its_behaviours_owner_is_done():
-    explorers = _Explorers()
+    explorers = Explorers()
     assert explorers.claim("k", worker=0, index=0)
     assert not explorers.claim("k", worker=1, index=1)
     assert not explorers.claim("k", worker=1, index=2)
@@ -42,17 +42,17 @@ def test_a_waiting_submission_is_handed_back_when_its_behaviours_owner_is_done()
 
 def test_one_file_of_each_kind_is_graded_first_those_with_a_loop_before_and_the_copies_after(tmp_path):
     from grader.judging.discovery import prepare
-    from grader.judging.pipeline import first_of_each_kind
+    from grader.judging.similarity import first_of_each_kind
 
     wrong = (CATALOGUE / "wrong" / "no_clipping.py").read_text()
     right = (KIT_ROOT / "solutions" / "reference.py").read_text()
     hangs = "def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n    while True:\n        pass\n"
     texts = [wrong, "# Ann\n" + wrong, right, "\n\n" + wrong, right + "\n# mine\n", hangs]
-    prepared = [prepare(write(tmp_path, f"s{i}.py", text)) for i, text in enumerate(texts)]
+    sources = [prepare(write(tmp_path, f"s{i}.py", text)).source for i, text in enumerate(texts)]
     # The file with a `while` loop, where calls hang most, goes first though it is last in the
     # class; then one file of each other kind; then the copies.
-    assert first_of_each_kind(list(range(len(texts))), prepared) == [5, 0, 2, 1, 3, 4]
-    assert first_of_each_kind([1, 3, 4], prepared) == [1, 4, 3]
+    assert first_of_each_kind(list(range(len(texts))), sources) == [5, 0, 2, 1, 3, 4]
+    assert first_of_each_kind([1, 3, 4], sources) == [1, 4, 3]
 
 
 def test_without_the_memo_a_worker_runs_every_test_plain_and_says_so(tests):
@@ -63,7 +63,7 @@ def test_without_the_memo_a_worker_runs_every_test_plain_and_says_so(tests):
 
 def test_a_plain_run_grades_each_stage_in_its_own_child_as_the_tiers_are_ordered(tmp_path, tests):
     """Plain, the reference: every public tier in the child that loaded the file, each secret tier in a fresh one."""
-    from grader.judging.grader import Grader
+    from grader.judging.grade import Grader
     from grader.sandbox.host import SandboxedSubmission
 
     spawns: list[int] = []

@@ -229,11 +229,10 @@ def test_grade_flags_two_students_with_the_same_file(tmp_path, kit_root, meteor_
 
 def test_the_check_begun_during_grading_gives_the_pairs_the_check_after_it_gives():
     from grader.core.results import SubmissionResult
-    from grader.judging.pipeline import similar_code
-    from grader.judging.similarity import InBackground
+    from grader.judging.similarity import InBackground, class_pairs
 
     def _similar(results: list[dict], ex, early) -> tuple[list[dict], str]:  # the pipeline's step, as dicts
-        pairs, note = similar_code([SubmissionResult.from_json(r) for r in results], ex, early=early)
+        pairs, note = class_pairs([SubmissionResult.from_json(r) for r in results], ex, print, early=early)
         return [p.as_json() for p in pairs or []], note
 
     files = independent()

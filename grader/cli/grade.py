@@ -13,8 +13,8 @@ from grader.core.safe_text import for_terminal
 from grader.judging import passback
 from grader.judging.discovery import UsageError
 from grader.judging.grade import Settings
-from grader.judging.intake import discover_all
-from grader.judging.pipeline import ClassRequest, Downloads, ResultsNotWritten, check_out, downloaded, grade_class
+from grader.judging.intake import Downloads, check_out, discover_all, downloaded
+from grader.judging.pipeline import ClassRequest, ResultsNotWritten, grade_class
 from grader.judging.shard import in_shard, parse_shard
 from grader.lms import registry
 from grader.reports.progress import interrupted, summary

@@ -13,8 +13,9 @@ from grader.core.results import ClassRun
 from grader.core.safe_text import for_terminal
 from grader.judging import passback
 from grader.judging.discovery import UsageError
+from grader.judging.intake import check_out
 from grader.judging.merge import MergeError, merge
-from grader.judging.pipeline import ClassRequest, ResultsNotWritten, check_out, grade_class
+from grader.judging.pipeline import ClassRequest, ResultsNotWritten, grade_class
 from grader.reports.progress import written
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from grader.core import diagnosis as diagnosis_core
 from grader.core import exercise
+from grader.core.submission import LoadError
 
 TABLE_VERSION = 3  # 2: probes are {"args", "kwargs", "origin"}, and the table names the function; 3: `rules`
 MAX_TIMEOUTS = 2  # past this, a submission that hangs would spend minutes on probes that teach nothing
@@ -88,7 +89,7 @@ def _table(ex: exercise.Exercise) -> dict:
         pass
     table = _build_table(ex)
     try:
-        from grader.reports.files import write_atomic
+        from grader.reports.atomic import write_atomic
 
         write_atomic(path, json.dumps(table))  # whole or not at all: other processes may read it now
     except OSError:
@@ -292,3 +293,18 @@ if __name__ == "__main__":
         browser_table(exercise.load(sys.argv[1] if len(sys.argv) > 1 else exercise.KIT_ROOT)), sys.stdout, ensure_ascii=False
     )
     print()
+
+
+def diagnosis_of(ex: exercise.Exercise, sandbox: Any, result: dict) -> dict | None:
+    """What misconception explains the failures of `result` (results.json's, graded in `sandbox`; None when nothing failed)."""
+    if result["status"] != "graded" or result["passed"] == len(result["tests"]):
+        return None
+    try:
+        # A fresh child, as `check` probes it: what the tests asked before cannot change the diagnosis.
+        sandbox.restart()
+        found = diagnose_submission(ex, sandbox, result["tests"])
+    except LoadError:
+        return None
+    if found is None:
+        return None
+    return found.as_json() if hasattr(found, "as_json") else asdict(found)

@@ -51,6 +51,31 @@ class Spec:
     helpers: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (module name, parts below root): importable beside it
 
 
+def who(spec: Spec, note: str = "") -> dict:
+    """The fields that say whose a result is: the file graded, the student, and any note on the pick."""
+    return {
+        "path": spec.where or (path_text(str(spec.path)) if spec.path else ""),
+        "student": spec.student
+        or {
+            "name": None,
+            "lms_id": None,
+            "login": None,
+            "email": None,
+            "late": None,
+            "submitted_at": None,
+            "layout": "folder",
+            "path": spec.where or None,
+        },
+        "note": "; ".join(n for n in (spec.note, note) if n),
+    }
+
+
+def helper_note(earlier: dict, spec: Spec) -> str:
+    """The part of a kept result's note that came from reading its helpers (the rest comes from the spec)."""
+    note = str(earlier.get("note") or "")
+    return note.removeprefix(spec.note).lstrip("; ") if spec.note else note
+
+
 # ---------------------------------------------------------------- discovery
 
 

@@ -1,11 +1,12 @@
-"""Class grading: a whole class, each submission jailed, several at a time (the worker pool).
+"""A whole class graded, each submission jailed, several at a time: the worker pool, and what a worker does with one submission.
 
-Flow: the command (grader/cli/grade.py) names paths; `discover` turns them into submissions;
-worker processes grade them (grader.py: trusted pytest in the worker, the submission in its
-sandbox); the parent gathers the results, which the command writes as results.json, grades.csv
-and the rest. How a worker runs the tests is its `Runs` (runs.py): `Memoized` unless --no-memo
-says `Plain`, or the memoized side is not there; this module alone chooses (pyproject.toml's
-import-linter contract).
+`grade_all` forks `jobs` workers and hands each the next submission as soon as it is free; a
+worker that dies or runs past its budget is replaced, and its submission reported. Each worker's
+`Grader` reads the file (discovery.prepare), loads it in a sandbox of its own jail
+(grader/sandbox/host.py), runs the tests through its `Runs` (runs.py) and diagnoses the failures.
+`Memoized` runs them unless --no-memo says `Plain`, or the memoized side is not there; this module
+alone chooses (pyproject.toml's import-linter contract). The results go back to the pipeline
+(pipeline.py) as results.json's dictionaries.
 """
 
 from __future__ import annotations
@@ -20,13 +21,15 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 
 from grader.core import replay, runner
-from grader.core.safe_text import clean, path_text
+from grader.core.safe_text import clean
+from grader.core.submission import SUBMISSION_FILENAME, LoadError
 from grader.core.tuning import GRACE, POOL_LONGEST, POOL_POLL
-from grader.judging.discovery import Spec, UsageError, discover  # noqa: F401 - cli/autograder.py, the tests
-from grader.judging.grader import Grader
+from grader.judging.diagnose import diagnosis_of
+from grader.judging.discovery import SOURCE_LIMIT, Prepared, Spec, UsageError, discover, prepare, who  # noqa: F401 - cli/autograder.py, the tests
 from grader.judging.partial_run import Catalogue, catalogue, prepare_before_fork
-from grader.judging.runs import Deferred, Plain, Runs, Settings
+from grader.judging.runs import Deferred, Explorers, Plain, Runs, Settings
 from grader.reports.progress import Progress
+from grader.sandbox.host import Jail, SandboxedSubmission
 
 try:
     from grader.judging.memoized import Memoized
@@ -49,13 +52,79 @@ def paths(settings: Settings) -> dict[str, str]:
     return {"tests": tests, **replay.path()}
 
 
-def _longest(budget: float) -> float:
-    """Seconds a worker may legitimately take on one submission: its run, the memo's check (up to twice the
-    time the run used), and a full run if the check fails (tuning.GRACE is added before it is killed)."""
-    return POOL_LONGEST * budget
+# ---------------------------------------------------------------- one submission, in a worker
 
 
-# ---------------------------------------------------------------- workers
+class Grader:
+    """Grades submissions one after another in this (trusted) process, one jail for all of them."""
+
+    def __init__(self, settings: Settings, tests: Catalogue, runs: Runs | None = None):
+        self.settings = settings
+        self.tests = tests
+        self.runs = runs if runs is not None else Plain(settings, tests)
+        self.ex = settings.exercise
+        self.jail: Jail | None = None  # one jail for all this grader's submissions, one at a time
+
+    def close(self) -> None:
+        if self.jail is not None:
+            self.jail.close()
+            self.jail = None
+
+    def grade(self, spec: Spec) -> tuple[dict, bytes | None]:
+        """The submission's result (as results.json holds it), and what other workers may learn from its run."""
+        prepared = prepare(spec)
+        result, learned = self._grade(spec, prepared)
+        # The code as graded, for the class report's side-by-side view (a notebook's code cells).
+        result["source"] = prepared.source[:SOURCE_LIMIT] if prepared.source else None
+        if prepared.note:
+            result["note"] = prepared.note
+        return result, learned
+
+    def _grade(self, spec: Spec, prepared: Prepared) -> tuple[dict, bytes | None]:
+        started = time.monotonic()
+        if prepared.problem:
+            return self._unloadable(spec.name, prepared.problem, started), None
+        if self.jail is None:
+            self.jail = Jail()
+        try:
+            # One file name for every submission's tracebacks: a crash that two students share
+            # then reads the same, and the memo can recognise it.
+            sandbox = SandboxedSubmission(
+                spec.path,
+                self.ex.function,
+                self.settings.timeout,
+                source=prepared.source,
+                filename=SUBMISSION_FILENAME,
+                budget=self.settings.budget,
+                signature=self.ex.signature,
+                jail=self.jail,
+                modules=prepared.modules,
+            )
+        except LoadError as exc:
+            message = str(exc)
+            if prepared.notebook is not None:
+                message = prepared.notebook.relabel(message)
+            return self._unloadable(spec.name, message, started), None
+        try:
+            ran = self.runs.run(spec.name, sandbox, prepared.source or "")
+            result = ran.report.as_json()
+            result["duration"] = round(time.monotonic() - started, 3)
+            result["from_memo"] = ran.from_memo
+            result["diagnosis"] = diagnosis_of(self.ex, sandbox, result)
+            return result, ran.learned
+        finally:
+            sandbox.close()
+
+    def _unloadable(self, name: str, reason: str, started: float) -> dict:
+        report = runner.Report.could_not_load(name, reason, self.tests.template)
+        report.duration = round(time.monotonic() - started, 3)
+        result = report.as_json()
+        result["from_memo"] = 0
+        result["diagnosis"] = None
+        return result
+
+
+# ---------------------------------------------------------------- the workers
 
 
 def _worker(conn: Connection, settings: Settings, tests: Catalogue, core: int | None = None) -> None:
@@ -117,14 +186,15 @@ def _worker(conn: Connection, settings: Settings, tests: Catalogue, core: int | 
         grader.close()
 
 
+def _unscored(name: str, status: str, message: str, template: list[dict]) -> dict:
+    """A result without a run: no memo, no diagnosis, no source."""
+    report = runner.Report.not_run(name, status, message, template)
+    return {**report.as_json(), "duration": 0.0, "from_memo": 0, "diagnosis": None, "source": None}
+
+
 def _grader_failed(name: str, template: list[dict], why: str) -> dict:
     message = f"the grader failed on this submission ({why}); grade it again or alone with meteor-kit check"
-    return _unscored(runner.Report.not_run(name, "error", message, template))
-
-
-def _unscored(report: runner.Report) -> dict:
-    """A result without a run: no memo, no diagnosis, no source."""
-    return {**report.as_json(), "duration": 0.0, "from_memo": 0, "diagnosis": None, "source": None}
+    return _unscored(name, "error", message, template)
 
 
 def _recorded(result: dict, spec: Spec) -> dict:
@@ -139,37 +209,7 @@ def _recorded(result: dict, spec: Spec) -> dict:
     return clean(recorded)
 
 
-def who(spec: Spec, note: str = "") -> dict:
-    """The fields that say whose a result is: the file graded, the student, and any note on the pick."""
-    return {
-        "path": spec.where or (path_text(str(spec.path)) if spec.path else ""),
-        "student": spec.student
-        or {
-            "name": None,
-            "lms_id": None,
-            "login": None,
-            "email": None,
-            "late": None,
-            "submitted_at": None,
-            "layout": "folder",
-            "path": spec.where or None,
-        },
-        "note": "; ".join(n for n in (spec.note, note) if n),
-    }
-
-
-def helper_note(earlier: dict, spec: Spec) -> str:
-    """The part of a kept result's note that came from reading its helpers (the rest comes from the spec)."""
-    note = str(earlier.get("note") or "")
-    return note.removeprefix(spec.note).lstrip("; ") if spec.note else note
-
-
 NOT_GRADED = "not graded: the run was interrupted before this submission was graded; run the command again to grade it"
-
-
-def not_graded(name: str, template: list[dict]) -> dict:
-    """The result of a submission the run never reached: no score, and a reason."""
-    return _unscored(runner.Report.not_run(name, "not_graded", NOT_GRADED, template))
 
 
 class Interrupted(Exception):
@@ -190,40 +230,6 @@ class _Slot:
     since: float = 0.0
 
 
-class _Explorers:
-    """Which worker is running which new behaviour for real, and the submissions waiting for it.
-
-    Two copies of a new behaviour graded at the same moment would both pay a full run. The
-    second is put back instead, to be graded once the first is done, from the memo it filled.
-    """
-
-    def __init__(self) -> None:
-        self.owner: dict[str, tuple[int, int]] = {}  # behaviour key -> (worker id, submission index)
-        self.waiting: dict[str, list[int]] = {}
-        self.deferred: set[int] = set()
-        self.explored: set[str] = set()  # behaviours explored and done: their traces are out
-
-    def claim(self, key: str, worker: int, index: int) -> bool:
-        """Whether this worker runs the behaviour now (False: the submission waits for its owner)."""
-        owner = self.owner.get(key)
-        # Once is enough: if the owner learned nothing the memo can use, waiting again gains nothing.
-        if owner is None or owner == (worker, index) or index in self.deferred:
-            self.owner.setdefault(key, (worker, index))
-            return True
-        self.deferred.add(index)
-        self.waiting.setdefault(key, []).append(index)
-        return False
-
-    def release(self, worker: int, index: int) -> list[int]:
-        """That submission is done: the ones waiting on what it explored, to grade next (pending pops from the end)."""
-        freed: list[int] = []
-        for key in [k for k, o in self.owner.items() if o == (worker, index)]:
-            del self.owner[key]
-            self.explored.add(key)
-            freed += self.waiting.pop(key, [])
-        return freed[::-1]
-
-
 def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progress | None = None) -> list[dict]:
     prepare_before_fork(settings.exercise)
     tests = catalogue(settings.exercise)
@@ -233,7 +239,7 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
     results: list[dict | None] = [None] * len(specs)
     pending = list(range(len(specs)))[::-1]
     slots: list[_Slot] = []
-    explorers = _Explorers()
+    explorers = Explorers()
     ids = itertools.count()
     pins = itertools.count()  # workers go round the cores this process may use
     cores = sorted(os.sched_getaffinity(0))
@@ -265,7 +271,7 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
                 if slot.task is None:
                     continue
                 index = slot.task[0]
-                overdue = time.monotonic() - slot.since > _longest(settings.budget) + GRACE
+                overdue = time.monotonic() - slot.since > POOL_LONGEST * settings.budget + GRACE  # tuning.py says why
                 if slot.conn in ready:
                     try:
                         message = slot.conn.recv()
@@ -326,7 +332,12 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
                 slot.process.join()
     if interrupted:
         signal.signal(signal.SIGINT, handler)
-        raise Interrupted([r if r is not None else _recorded(not_graded(s.name, template), s) for r, s in zip(results, specs)])
+        raise Interrupted(
+            [
+                r if r is not None else _recorded(_unscored(s.name, "not_graded", NOT_GRADED, template), s)
+                for r, s in zip(results, specs)
+            ]
+        )
     return results  # type: ignore[return-value]
 
 

@@ -12,11 +12,14 @@ from __future__ import annotations
 import ast
 import dataclasses
 import os
+import signal
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from grader.core.safe_text import path_text
+from grader.judging.archive import ArchiveError, is_zip, unpacked
 from grader.judging.discovery import (
     _DIR_FLAGS,
     MAX_DEPTH,
@@ -34,9 +37,12 @@ from grader.judging.pick import MAX_HELPERS, is_test_like, module_problem, pick
 from grader.lms import registry
 from grader.lms.adapter import SUFFIXES, Detection, Download, Entry, Identity, Layout, Student
 from grader.lms.claims import display_names
+from grader.reports.files import REPLACED
 
 MAX_ENTRIES = 200_000
 MAX_WRAPPERS = 3  # folders holding only one folder, gone through to find the layout
+
+Downloads = dict[str, tuple[str, list[tuple[str, str]]]]  # a zip given -> (the folder it was unpacked into, what was skipped)
 
 
 def _hidden(name: str) -> bool:
@@ -358,3 +364,53 @@ def _open_below(root: str, parts: tuple[str, ...]) -> int:
     finally:
         for fd in fds:
             os.close(fd)
+
+
+# ---------------------------------------------------------------- what the command is given, and where it writes
+
+
+@contextmanager
+def downloaded(paths: list[str]) -> Iterator[Downloads]:
+    """The LMS download among `paths`, unpacked for as long as the class is graded (UsageError for a zip that is not one).
+
+    A zip comes alone (one download at a time). A scheduler's SIGTERM (a time limit) ends the run
+    as Ctrl+C does, so the unpacked zip is removed then too.
+    """
+    fake = next((text for text in paths if text.lower().endswith(".zip") and os.path.isfile(text) and not is_zip(text)), None)
+    if fake is not None:
+        raise UsageError(f"{fake} is not a zip archive (it does not start as one); download it again")
+    zips = [text for text in paths if is_zip(text)]
+    if len(zips) > 1 or zips and len(paths) > 1:
+        raise UsageError("give a zip alone on the command line (one download at a time)")
+    if not zips:
+        yield {}
+        return
+    previous = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        with unpacked(zips[0]) as download:
+            yield {zips[0]: (download.root, download.skipped)}
+    except ArchiveError as exc:
+        raise UsageError(f"{zips[0]}: {exc}") from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _terminated(*_: object) -> None:
+    raise KeyboardInterrupt
+
+
+def check_out(out: Path, paths: list[str]) -> None:
+    """Refuse an --out that a later run would grade, or whose replaced folders hold submissions (UsageError)."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} exists and is not a directory")
+    target = out.resolve()
+    for text in paths:
+        path = Path(text).resolve()
+        if Path(text).is_dir() and (path == target or path in target.parents):
+            raise UsageError(
+                f"--out {out} is inside the class folder {text}: a later run would grade "
+                "its own output as students; choose an --out outside it"
+            )
+        for replaced in REPLACED:  # each run replaces these folders whole
+            if path == target / replaced or target / replaced in path.parents:
+                raise UsageError(f"{text} is inside {out / replaced}, which every run replaces; move it out of --out")

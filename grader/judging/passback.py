@@ -21,7 +21,7 @@ from grader.lms import registry
 from grader.lms.adapter import Fill
 from grader.lms.registry import read_roster
 from grader.reports import feedback, gradebook
-from grader.reports.files import attempt, replace_folder, write_atomic
+from grader.reports.atomic import attempt, replace_folder, write_atomic
 from grader.reports.roster import Match, Roster, RosterError, Student, match
 
 

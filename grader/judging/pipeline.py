@@ -5,7 +5,7 @@
 1. resume: a result of the last run into `out` is kept when the code, the settings and the kit are
    the same (resume.py); the rest is graded;
 2. scheduling: one file of each kind of code first, files with a loop before the others
-   (`first_of_each_kind`), while a process of its own checks similar code meanwhile;
+   (similarity.py's `first_of_each_kind`), while a process of its own checks similar code meanwhile;
 3. grading: the worker pool (grade.py), whose results become the typed model here
    (grader/core/results.py): the points are already in them (grader/core/scoring.py);
 4. similar code, over the whole class;
@@ -18,7 +18,6 @@ autograder gives no `out`: nothing is kept or written, and it renders its one re
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 import threading
@@ -29,17 +28,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader.core import exercise, replay
-from grader.core.results import ClassRun, RunSettings, SimilarPair, Student, SubmissionResult, SubmissionStatus
+from grader.core.results import ClassRun, RunSettings, SubmissionResult
 from grader.judging import passback, resume, similarity
-from grader.judging.archive import ArchiveError, is_zip, unpacked
-from grader.judging.discovery import SOURCE_LIMIT, Prepared, Spec, UsageError, prepare
-from grader.judging.grade import Interrupted, Settings, grade_all, helper_note, paths, who
+from grader.judging.discovery import SOURCE_LIMIT, Spec, prepare
+from grader.judging.grade import Interrupted, Settings, grade_all, paths
 from grader.judging.passback import Passback
 from grader.reports.files import write_outputs
 from grader.reports.progress import Progress
 
 SIMILAR_CUT = "the check for similar code was interrupted"
-Downloads = dict[str, tuple[str, list[tuple[str, str]]]]  # a zip given -> (the folder it was unpacked into, what was skipped)
 
 
 def _to_stderr(line: str) -> None:
@@ -80,7 +77,7 @@ def grade_class(request: ClassRequest) -> ClassRun:
     started = time.monotonic()
     if request.merged is not None:
         run = request.merged
-        pairs, note = similar_code(run.submissions, request.exercise, request.tell)
+        pairs, note = similarity.class_pairs(run.submissions, request.exercise, request.tell)
         run = replace(run, similar=pairs, similar_note=note)
     else:
         run = _graded(request, started)
@@ -103,7 +100,7 @@ def _graded(request: ClassRequest, started: float) -> ClassRun:
     # A result from the last run into `out` is kept when the code, the settings and the kit are the same.
     earlier = resume.previous(request.out) if request.out is not None and not request.fresh else {}
     prepared = [prepare(spec) for spec in specs]
-    keys = [_key(ex, p, settings) if request.out is not None else None for p in prepared]
+    keys = [resume.key(ex, p, settings.timeout, settings.budget) if request.out is not None else None for p in prepared]
     early = None
     if request.similar:
         # The code as each result will record it (Grader.grade): similar code is checked meanwhile.
@@ -111,7 +108,8 @@ def _graded(request: ClassRequest, started: float) -> ClassRun:
             {"submission": s.name, "source": p.source[:SOURCE_LIMIT] if p.source else None} for s, p in zip(specs, prepared)
         ]
         early = similarity.InBackground(entries, ex.starter)
-    todo = first_of_each_kind([i for i, k in enumerate(keys) if k is None or k not in earlier], prepared)
+    todo = [i for i, k in enumerate(keys) if k is None or k not in earlier]
+    todo = similarity.first_of_each_kind(todo, [p.source for p in prepared])
     if len(todo) < len(specs):
         request.tell(
             f"{len(specs) - len(todo)} submission(s) unchanged since the last run into {request.out}: their results are kept "
@@ -134,11 +132,13 @@ def _graded(request: ClassRequest, started: float) -> ClassRun:
             progress.finish()
     # The worker pool's results are dictionaries (as its workers send them): typed from here on.
     fresh = {i: SubmissionResult.from_json({**r, "key": keys[i], "reused": False}) for i, r in zip(todo, graded)}
-    results = [fresh[i] if i in fresh or k is None else _kept(earlier[k], spec) for i, (spec, k) in enumerate(zip(specs, keys))]
+    results = [
+        fresh[i] if i in fresh or k is None else resume.kept(earlier[k], spec) for i, (spec, k) in enumerate(zip(specs, keys))
+    ]
     pairs, note, cut = None, "", False
     if request.similar:
         try:
-            pairs, note = similar_code(results, ex, request.tell, early)
+            pairs, note = similarity.class_pairs(results, ex, request.tell, early)
         except KeyboardInterrupt:
             if early is not None:
                 early.stop()
@@ -158,133 +158,6 @@ def _graded(request: ClassRequest, started: float) -> ClassRun:
         similar_note=note,
         submissions=results,
     )
-
-
-def _key(ex: exercise.Exercise, prepared: Prepared, settings: Settings) -> str:
-    """The resume key of one submission: its code as read, the settings that change verdicts, the kit."""
-    # Helper modules change what a submission does: they are part of its key.
-    limits = {
-        "timeout": settings.timeout,
-        "budget": settings.budget,
-        **({"modules": prepared.modules} if prepared.modules else {}),
-    }
-    return resume.key(ex, prepared.source, prepared.problem, limits)
-
-
-def _kept(earlier: SubmissionResult, spec: Spec) -> SubmissionResult:
-    """A result of the last run, kept: named and placed as the submission is now (its file may have moved)."""
-    # grade.py's helpers read the worker's dictionaries: the note is all `helper_note` reads.
-    now = who(spec, helper_note({"note": earlier.note}, spec))
-    student = Student.from_json(now["student"]) if now["student"] else None
-    return replace(earlier, submission=spec.name, path=now["path"], student=student, note=now["note"], reused=True)
-
-
-def first_of_each_kind(todo: list[int], prepared: list[Prepared]) -> list[int]:
-    """`todo` with one file of each distinct code first (the same code but for comments and layout), then the copies.
-
-    What the memo cannot answer comes first: it learns each kind early, and a file that hangs,
-    which takes its whole budget, starts early too instead of keeping the class waiting at its
-    end. In a class of 500 with 20 distinct files, the last hanging one started 10.3 s into a
-    run whose other files were graded in 11.5 s, and the run ended at 15.3 s. Of those first,
-    files with a `while` loop go first: a call hangs in one far more often than elsewhere (all 10
-    hanging files of the diverse class of 300, among its 56 with one). Results keep the class's
-    order; only the order of grading changes, and no verdict depends on it.
-    """
-    seen: set[bytes] = set()
-    loops, first, copies = [], [], []
-    for index in todo:
-        tokens = similarity.normal(prepared[index].source or "")
-        digest = similarity.digest_of(tokens)
-        if digest in seen:
-            copies.append(index)
-        else:
-            (loops if "while" in tokens.split("\0") else first).append(index)
-        seen.add(digest)
-    return loops + first + copies
-
-
-def similar_code(
-    results: list[SubmissionResult],
-    ex: exercise.Exercise,
-    tell: Callable[[str], None] = _to_stderr,
-    early: similarity.InBackground | None = None,
-) -> tuple[list[SimilarPair] | None, str]:
-    """Pairs of submissions with identical or near-identical code, beyond `ex`'s starter (None: the check could not run).
-
-    `early`: the check begun while the class was graded, on the code as read before; used if the
-    code graded is that code (a file changed since is checked again here).
-    """
-    try:
-        from grader.judging.similarity import MAX_PAIRS, similar_pairs
-    except ImportError as exc:
-        if early is not None:
-            early.stop()
-        tell(f"warning: similar code not checked ({exc})")
-        return None, f"not checked: {exc}"
-    usable = early is not None and [e["source"] for e in early.entries] == [r.source for r in results]
-    if early is not None and not usable:
-        early.stop()
-    if not (usable and early is not None and early.ready()):
-        tell(f"checking {len(results)} submission(s) for similar code...")
-    pairs = early.pairs() if usable and early is not None else None
-    if pairs is None:
-        entries = [{"submission": r.submission, "source": r.source, "status": r.status} for r in results]
-        pairs = similar_pairs(entries, ex.starter)
-    else:
-        # Those not graded (a Ctrl+C) are left out, as similar_pairs leaves them out.
-        left_out = {r.submission for r in results if r.status == SubmissionStatus.NOT_GRADED}
-        pairs = [p for p in pairs if p["a"] not in left_out and p["b"] not in left_out]
-    found = [SimilarPair.from_json(p) for p in pairs]
-    if len(found) > MAX_PAIRS:
-        return found[:MAX_PAIRS], f"{len(found)} pairs in all; the {MAX_PAIRS} with the most overlap are listed."
-    return found, ""
-
-
-@contextmanager
-def downloaded(paths: list[str]) -> Iterator[Downloads]:
-    """The LMS download among `paths`, unpacked for as long as the class is graded (UsageError for a zip that is not one).
-
-    A zip comes alone (one download at a time). A scheduler's SIGTERM (a time limit) ends the run
-    as Ctrl+C does, so the unpacked zip is removed then too.
-    """
-    fake = next((text for text in paths if text.lower().endswith(".zip") and os.path.isfile(text) and not is_zip(text)), None)
-    if fake is not None:
-        raise UsageError(f"{fake} is not a zip archive (it does not start as one); download it again")
-    zips = [text for text in paths if is_zip(text)]
-    if len(zips) > 1 or zips and len(paths) > 1:
-        raise UsageError("give a zip alone on the command line (one download at a time)")
-    if not zips:
-        yield {}
-        return
-    previous = signal.signal(signal.SIGTERM, _terminated)
-    try:
-        with unpacked(zips[0]) as download:
-            yield {zips[0]: (download.root, download.skipped)}
-    except ArchiveError as exc:
-        raise UsageError(f"{zips[0]}: {exc}") from None
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _terminated(*_: object) -> None:
-    raise KeyboardInterrupt
-
-
-def check_out(out: Path, paths: list[str]) -> None:
-    """Refuse an --out that a later run would grade, or whose replaced folders hold submissions (UsageError)."""
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out} exists and is not a directory")
-    target = out.resolve()
-    for text in paths:
-        path = Path(text).resolve()
-        if Path(text).is_dir() and (path == target or path in target.parents):
-            raise UsageError(
-                f"--out {out} is inside the class folder {text}: a later run would grade "
-                "its own output as students; choose an --out outside it"
-            )
-        for replaced in ("gradescope", "report"):  # each run replaces these folders whole
-            if path == target / replaced or target / replaced in path.parents:
-                raise UsageError(f"{text} is inside {out / replaced}, which every run replaces; move it out of --out")
 
 
 @contextmanager

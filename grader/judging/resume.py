@@ -13,10 +13,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from grader.core import exercise
-from grader.core.results import Status, SubmissionResult, SubmissionStatus
+from grader.core.results import Status, Student, SubmissionResult, SubmissionStatus
+from grader.judging.discovery import Prepared, Spec, helper_note, who
 
 # What decides a verdict: a change to any of these grades the whole class again.
 JUDGES = ("grader", "hidden_tests", "problem", "solutions")
@@ -44,10 +46,20 @@ def kit_version(ex: exercise.Exercise) -> str:
     return digest.hexdigest()[:16]
 
 
-def key(ex: exercise.Exercise, source: str, problem: str, settings: dict) -> str:
-    """The key of one submission's result for `ex`."""
-    text = json.dumps([kit_version(ex), source, problem, settings], sort_keys=True, ensure_ascii=True)
+def key(ex: exercise.Exercise, prepared: Prepared, timeout: float, budget: float) -> str:
+    """The key of one submission's result for `ex`: its code as read, the settings that change verdicts, the kit."""
+    # Helper modules change what a submission does: they are part of its key.
+    settings = {"timeout": timeout, "budget": budget, **({"modules": prepared.modules} if prepared.modules else {})}
+    text = json.dumps([kit_version(ex), prepared.source, prepared.problem, settings], sort_keys=True, ensure_ascii=True)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def kept(earlier: SubmissionResult, spec: Spec) -> SubmissionResult:
+    """A result of the last run, kept: named and placed as the submission is now (its file may have moved)."""
+    # discovery.py's helpers read the worker's dictionaries: the note is all `helper_note` reads.
+    now = who(spec, helper_note({"note": earlier.note}, spec))
+    student = Student.from_json(now["student"]) if now["student"] else None
+    return replace(earlier, submission=spec.name, path=now["path"], student=student, note=now["note"], reused=True)
 
 
 def previous(out: Path) -> dict[str, SubmissionResult]:

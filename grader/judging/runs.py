@@ -40,6 +40,40 @@ class Deferred(Exception):
     """Another worker is exploring the same new behaviour: grade this submission once it has (from the memo)."""
 
 
+class Explorers:
+    """Which worker is running which new behaviour for real, and the submissions waiting for it.
+
+    Two copies of a new behaviour graded at the same moment would both pay a full run. The
+    second is put back instead, to be graded once the first is done, from the memo it filled.
+    """
+
+    def __init__(self) -> None:
+        self.owner: dict[str, tuple[int, int]] = {}  # behaviour key -> (worker id, submission index)
+        self.waiting: dict[str, list[int]] = {}
+        self.deferred: set[int] = set()
+        self.explored: set[str] = set()  # behaviours explored and done: their traces are out
+
+    def claim(self, key: str, worker: int, index: int) -> bool:
+        """Whether this worker runs the behaviour now (False: the submission waits for its owner)."""
+        owner = self.owner.get(key)
+        # Once is enough: if the owner learned nothing the memo can use, waiting again gains nothing.
+        if owner is None or owner == (worker, index) or index in self.deferred:
+            self.owner.setdefault(key, (worker, index))
+            return True
+        self.deferred.add(index)
+        self.waiting.setdefault(key, []).append(index)
+        return False
+
+    def release(self, worker: int, index: int) -> list[int]:
+        """That submission is done: the ones waiting on what it explored, to grade next (pending pops from the end)."""
+        freed: list[int] = []
+        for key in [k for k, o in self.owner.items() if o == (worker, index)]:
+            del self.owner[key]
+            self.explored.add(key)
+            freed += self.waiting.pop(key, [])
+        return freed[::-1]
+
+
 @dataclass
 class Ran:
     """One submission's run: its report, how many verdicts came from the memo, what other workers may learn from it."""

@@ -7,6 +7,7 @@ import io
 import json
 import os
 import tomllib
+from dataclasses import replace
 
 import pytest
 from lms_results import ROSTERS, submission
@@ -94,6 +95,28 @@ def test_diagnosis_change_applies_to_everyone_diagnosed_and_student_changes_foll
         "instructor: set to 100 (+17): Regraded by hand",
     ]
     assert [r.final_score for r in results] == [80, 60, 50]  # a step: the results it was given are left as they were
+
+
+def test_a_diagnosis_without_a_model_is_adjusted_by_the_name_the_class_report_gives_it():
+    """docs/lms-gradebook.md: "(rule: round)", "(one answer)", "(no answer)", "(no known mistake)"."""
+    results = [submission(f"{n}.py", 40, mistake="x") for n in ("ann", "bob", "cy", "dee")]
+    diagnoses = [
+        {"kind": "rules", "rules": ["round", "case"]},
+        {"kind": "constant"},
+        {"kind": "no_answer"},
+        {"kind": "unknown"},
+    ]
+    results = [replace(r, diagnosis=replace(r.diagnosis, mistake=None, **d)) for r, d in zip(results, diagnoses)]
+    plan = _plan(
+        '[diagnosis."(rule: round)"]\nchange = 4\ncomment = "Rule 4."\n'
+        '[diagnosis."(one answer)"]\nchange = 3\ncomment = "One."\n'
+        '[diagnosis."(no answer)"]\nchange = 2\ncomment = "None."\n'
+        '[diagnosis."(no known mistake)"]\nchange = 1\ncomment = "Ask me."\n'
+        '[diagnosis."(rule: case)"]\nchange = 9\ncomment = "Only the first rule names it."\n'
+    )
+    adjusted, outcome = apply(results, plan)
+    assert [r.final_score for r in adjusted] == [44, 43, 42, 41]
+    assert outcome.unused == ["[diagnosis.(rule: case)]: no submission has this diagnosis"]
 
 
 def test_an_adjustment_matching_nobody_is_listed_never_ignored():

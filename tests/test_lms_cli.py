@@ -11,8 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from grader.lms import registry
+
 LMS = Path(__file__).parent / "lms"
-LAYOUTS = ("canvas", "moodle", "gradescope", "github-classroom")
+# Every LMS the registry knows but the plain folder (the last): a new LMS is tested here by its fixtures alone.
+LAYOUTS = tuple(adapter.name for adapter in registry.ADAPTERS[:-1])
 # The downloads that attack identities: a name holding another student's id, two submissions claiming one.
 ATTACKS = sorted(str(p.parent.relative_to(LMS)) for p in LMS.glob("*/*/expected.json") if p.parent.name != "basic")
 

@@ -482,3 +482,13 @@ def test_draining_cgroup_removals_never_waits_on_a_removal_thread_that_is_gone(t
     )
     run = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert run.stdout == "False\n", run.stderr
+
+
+def test_the_last_restart_keeps_no_copy_and_a_restart_after_it_loads_the_file_again():
+    with box(COUNTS_LOADS) as jailed:
+        jailed.restart(last=True)
+        assert jailed.meteor_score("a", "") == "1 1"  # woken, as any restart
+        jailed.restart()
+        assert jailed.meteor_score("b", "") == "2 1"  # no copy was kept: loaded anew, and the state is fresh
+        jailed.restart()
+        assert jailed.meteor_score("c", "") == "2 1"  # that load set one aside again

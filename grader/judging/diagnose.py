@@ -301,7 +301,7 @@ def diagnosis_of(ex: exercise.Exercise, sandbox: Any, result: dict) -> dict | No
         return None
     try:
         # A fresh child, as `check` probes it: what the tests asked before cannot change the diagnosis.
-        sandbox.restart()
+        sandbox.restart(last=True)  # the submission's last fresh child: it keeps no copy of itself
         found = diagnose_submission(ex, sandbox, result["tests"])
     except LoadError:
         return None

@@ -118,8 +118,8 @@ class SandboxedSubmission(CallsByName):
 
     # ------------------------------------------------------------ loading
 
-    def _spawn(self) -> None:
-        """A fresh child that has loaded the submission; raises LoadError if it cannot."""
+    def _spawn(self, last: bool = False) -> None:
+        """A fresh child that has loaded the submission; raises LoadError if it cannot. `last`: as `restart`'s."""
         self._batch = None  # what the last child owed is gone with it
         with self._budget.charging():  # a restart the submission caused counts in its budget
             woken = self._life.fresh_child()
@@ -128,7 +128,7 @@ class SandboxedSubmission(CallsByName):
             limit, by_budget = self._budget.limit(self._loading.time_limit(self.timeout))
             load = None
             if woken:  # the copy set aside right after the file loaded: it needs no code
-                load = self._loading.resume(self._life.pipes, secrets.randbits(62), min(limit, RESUME_LIMIT))
+                load = self._loading.resume(self._life.pipes, secrets.randbits(62), min(limit, RESUME_LIMIT), last)
                 if not isinstance(load, dict):
                     # It does not answer (the file broke the child's own reading, say): load it anew.
                     self._life.fresh_child(wake=False)
@@ -150,10 +150,15 @@ class SandboxedSubmission(CallsByName):
         self._loading.check(load)
         self.load_output = load["output"]
 
-    def restart(self) -> None:
-        """A fresh child (the state the last one built up is gone); strays are killed."""
+    def restart(self, last: bool = False) -> None:
+        """A fresh child (the state the last one built up is gone); strays are killed.
+
+        `last`: the caller asks no fresh child after this one, so none is kept ready: a fork and
+        its exit saved. One asked for all the same loads the file anew, as a file that starts a
+        thread always does.
+        """
         try:
-            self._spawn()
+            self._spawn(last)
         except LoadError:
             if not self.spent():
                 raise  # else the next call says the budget is spent

@@ -56,10 +56,15 @@ class Loading:
         except ProtocolError:
             return "malformed"
 
-    def resume(self, pipes: ChildPipes, seq: int, limit: float) -> dict | str | None:
-        """A woken copy's load answer (it loaded the file before it was set aside): as `load`'s."""
+    def resume(self, pipes: ChildPipes, seq: int, limit: float, last: bool = False) -> dict | str | None:
+        """A woken copy's load answer (it loaded the file before it was set aside): as `load`'s.
+
+        `last`: no fresh child is expected after this one, so it sets no copy of itself aside (a
+        fresh child asked for all the same is loaded anew).
+        """
         try:
-            pipes.send(pipes.opened.req_w, {"seq": seq, "resume": True}, deadline=time.monotonic() + wall_cap(limit))
+            request = {"seq": seq, "resume": True, **({"last": True} if last else {})}
+            pipes.send(pipes.opened.req_w, request, deadline=time.monotonic() + wall_cap(limit))
             payload = pipes.read_answer(seq, limit)
             return None if payload is None else wire.check_load(payload)
         except TimeoutError:

@@ -69,9 +69,9 @@ def test_a_plain_run_grades_each_stage_in_its_own_child_as_the_tiers_are_ordered
     spawns: list[int] = []
     spawn = SandboxedSubmission._spawn
 
-    def counted(self):
+    def counted(self, *args, **kwargs):
         spawns.append(1)
-        return spawn(self)
+        return spawn(self, *args, **kwargs)
 
     settings = Settings(EXERCISE, timeout=2.0, budget=60.0, memo=False)
     grader = Grader(settings, tests, Plain(settings, tests))

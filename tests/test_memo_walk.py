@@ -155,9 +155,9 @@ def test_a_new_behaviour_is_walked_in_one_child_not_one_fresh_child_per_test_it_
     spawns = []
     spawn = SandboxedSubmission._spawn
 
-    def counted(self):
+    def counted(self, *args, **kwargs):
         spawns.append(1)
-        return spawn(self)
+        return spawn(self, *args, **kwargs)
 
     monkeypatch.setattr(SandboxedSubmission, "_spawn", counted)
     in_real_run = []

@@ -493,6 +493,9 @@ HIDER = (
 )
 
 
+# Its state folder is root's (/var/lib/meteor-kit, else a /tmp folder no other user may own): as
+# anyone else the test hangs on which user made /tmp/meteor-kit-state first, not on the kit.
+@pytest.mark.needs_root("the separate-uid mode, which takes these permissions, runs only as root")
 @pytest.mark.parametrize("end", ["TERM", "KILL"])
 def test_permissions_taken_by_the_separate_uid_mode_come_back_after_sigterm_or_a_crash(tmp_path, end):
     import signal

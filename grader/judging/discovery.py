@@ -23,6 +23,7 @@ from typing import Any
 from grader.core.notebook import NotebookError, extract
 from grader.core.safe_text import for_terminal, path_text
 from grader.core.submission import LoadError
+from grader.lms.adapter import Identity
 
 MAX_BYTES = 1_000_000
 SUFFIXES = (".py", ".ipynb")
@@ -55,24 +56,13 @@ def who(spec: Spec, note: str = "") -> dict:
     """The fields that say whose a result is: the file graded, the student, and any note on the pick."""
     return {
         "path": spec.where or (path_text(str(spec.path)) if spec.path else ""),
-        "student": spec.student
-        or {
-            "name": None,
-            "lms_id": None,
-            "login": None,
-            "email": None,
-            "late": None,
-            "submitted_at": None,
-            "layout": "folder",
-            "path": spec.where or None,
-        },
+        "student": spec.student or Identity(path=spec.where or None).as_json(),  # a plain folder's
         "note": "; ".join(n for n in (spec.note, note) if n),
     }
 
 
-def helper_note(earlier: dict, spec: Spec) -> str:
-    """The part of a kept result's note that came from reading its helpers (the rest comes from the spec)."""
-    note = str(earlier.get("note") or "")
+def helper_note(note: str, spec: Spec) -> str:
+    """The part of a kept result's `note` that came from reading its helpers (the rest comes from the spec)."""
     return note.removeprefix(spec.note).lstrip("; ") if spec.note else note
 
 

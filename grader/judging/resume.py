@@ -56,8 +56,7 @@ def key(ex: exercise.Exercise, prepared: Prepared, timeout: float, budget: float
 
 def kept(earlier: SubmissionResult, spec: Spec) -> SubmissionResult:
     """A result of the last run, kept: named and placed as the submission is now (its file may have moved)."""
-    # discovery.py's helpers read the worker's dictionaries: the note is all `helper_note` reads.
-    now = who(spec, helper_note({"note": earlier.note}, spec))
+    now = who(spec, helper_note(earlier.note, spec))
     student = Student.from_json(now["student"]) if now["student"] else None
     return replace(earlier, submission=spec.name, path=now["path"], student=student, note=now["note"], reused=True)
 

@@ -190,9 +190,20 @@ def _exercise(order: list[str], **changes) -> exercise.Exercise:
 
 def test_the_run_order_comes_from_the_declared_tiers_not_their_names():
     ex = _exercise(["private", "properties", "examples", "hidden"], hidden={"browser": False})
+    assert ex.stages == (("properties", "examples", "private", "hidden"),)  # one child: the secret tiers last
+    assert ex.run_order == ("properties", "examples", "private", "hidden")
+
+
+def test_a_tier_with_fresh_child_starts_a_stage_of_its_own():
+    fresh = {"fresh_child": True}
+    ex = _exercise(["private", "properties", "examples", "hidden"], hidden={"browser": False, **fresh}, private=fresh)
     assert ex.stages == (("properties", "examples"), ("private",), ("hidden",))
     assert ex.run_order == ("properties", "examples", "private", "hidden")
     assert [ex.stage_of(t) for t in ("examples", "properties", "private", "hidden")] == [0, 0, 1, 2]
+    ex = _exercise(["examples", "hidden", "properties", "private"], hidden=fresh)
+    assert ex.stages == (("examples",), ("hidden", "properties", "private"))
+    with pytest.raises(ValueError, match="fresh_child must be true or false"):
+        _exercise(["examples", "private"], private={"fresh_child": "yes"})
 
 
 def test_a_tier_that_never_ships_to_the_page_cannot_show_its_inputs():

@@ -148,7 +148,7 @@ private_examples = 200  # inputs of the private tier's comparison with the refer
 
 # A tier is data (docs/tests-and-tiers.md): its tests are hidden_tests/test_<name>.py, marked
 # pytest.mark.tier("<name>"). A browser tier ships to the page, inputs included; a tier without
-# browser is secret, and runs after the others in a child of its own.
+# browser is secret, and runs after the others (fresh_child = true: in a child of its own).
 [tiers.examples]
 points = 1
 browser = true

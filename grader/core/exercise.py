@@ -50,6 +50,9 @@ class Tier:
     feeds_diagnosis: bool = False
     gradescope_visibility: str = "after_published"  # one of GRADESCOPE_VISIBILITIES
     title: str = ""  # the page's heading for its tests
+    # Its tests start in a fresh child: nothing the submission kept from the tiers before reaches
+    # them. Off by default: a secret tier runs after every public one anyway (Exercise.stages).
+    fresh_child: bool = False
 
     @property
     def public(self) -> bool:
@@ -68,6 +71,7 @@ TIER_FIELDS: dict[str, tuple[type, Any]] = {
     "feeds_diagnosis": (bool, lambda t: t["shows_inputs"]),
     "gradescope_visibility": (str, lambda t: "visible" if t["browser"] else "after_published"),
     "title": (str, lambda t: t["name"].replace("_", " ").capitalize()),
+    "fresh_child": (bool, False),
 }
 
 
@@ -122,14 +126,18 @@ class Exercise:
     def stages(self) -> tuple[tuple[str, ...], ...]:
         """The tiers in the order they run, grouped by the child that answers them (docs/tests-and-tiers.md).
 
-        First every public tier, in exercise.toml's order, in one child; then each tier whose
-        inputs students never get, in a fresh child of its own. So a child that has seen a
-        secret input never answers a call of a public test afterwards, and what a submission
-        says in a public test can quote only public inputs.
+        Every public tier first, then every tier whose inputs students never get, each group in
+        exercise.toml's order. So a child that has seen a secret input never answers a call of
+        a public test afterwards, and what a submission says in a public test can quote only
+        public inputs. One child answers them all, but a tier with `fresh_child` starts a new one.
         """
-        public = tuple(name for name, tier in self.tiers.items() if tier.public)
-        secret = tuple((name,) for name, tier in self.tiers.items() if not tier.public)
-        return ((public,) if public else ()) + secret
+        ordered = [t for t in self.tiers.values() if t.public] + [t for t in self.tiers.values() if not t.public]
+        stages: list[tuple[str, ...]] = []
+        for tier in ordered:
+            if tier.fresh_child or not stages:
+                stages.append(())
+            stages[-1] += (tier.name,)
+        return tuple(stages)
 
     @property
     def run_order(self) -> tuple[str, ...]:

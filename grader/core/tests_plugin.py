@@ -135,7 +135,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """The tests of the tiers asked for, in the order they run: each tier after the ones it must follow.
 
     Run order is exercise.toml's (`Exercise.stages`): every public tier first, then each tier
-    whose inputs students never get, in a fresh child of its own (`SubmissionProvider.get`).
+    whose inputs students never get; a tier with `fresh_child` starts a new child (`SubmissionProvider.get`).
     Reports list the tests as collected (`DISPLAY_KEY`), whatever order they ran in.
     """
     ex = exercise_of(config)

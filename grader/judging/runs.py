@@ -1,8 +1,8 @@
 """How `grade` runs one submission's tests: one interface, and `Plain`, the reference every other way must equal.
 
-`Plain` runs the tests for real, stage by stage (Exercise.stages): every public tier in the child
-that loaded the file, then each secret tier in a fresh child of its own, so no child that saw a
-secret input answers a public test. That is what `--no-memo` does, and what `check` and
+`Plain` runs the tests for real, stage by stage (Exercise.stages): every public tier, then every
+secret tier, in the child that loaded the file (a tier with `fresh_child` in a new one), so no
+child that saw a secret input answers a public test. That is what `--no-memo` does, and what `check` and
 `pytest hidden_tests` do through pytest. `Memoized` (grader/judging/memoized/) gives the same
 verdicts faster from what earlier submissions answered; only the worker pool (grade.py) chooses
 it (an import-linter contract), and without it every class is graded `Plain`.

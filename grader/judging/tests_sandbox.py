@@ -5,8 +5,8 @@ an exercise's conftest imports the core alone. It acts only in a session where a
 plugin is active and nothing else brought a submission: the page has no sandbox and no entry
 points, and `meteor-kit check` and `grade` bring their own provider. In any other pytest
 session (the kit's own tests) it does nothing, and imports nothing until it must. The tests
-run public tiers first, and each secret tier from a fresh child of the same sandbox
-(runner.SubmissionProvider, Exercise.stages). The exercise is the one whose folder holds the
+run public tiers first, then the secret ones, a tier with `fresh_child` from a fresh child of
+the same sandbox (runner.SubmissionProvider, Exercise.stages). The exercise is the one whose folder holds the
 conftest (tests_plugin.exercise_of), wherever it is.
 """
 

@@ -1,7 +1,8 @@
-"""Right answers, until it has seen a few calls with drawn float parameters: then it says them everywhere.
+"""Right answers, until it has seen a few calls with drawn float parameters: then it says the last three everywhere.
 
-The private tier's cases have such parameters (random.random() in test_private.py). Were a
-public test answered by the child after the private tier, its message would quote them.
+The private tier's cases have such parameters (random.random() in test_private.py), and so do
+some property tests. Were a public test answered by the child after the private tier, its
+message would quote private ones.
 """
 
 from collections import Counter
@@ -33,8 +34,8 @@ def _score(reference, candidate, alpha, beta, gamma):
 
 def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):
     CALLS[0] += 1
-    if any(_drawn(v) for v in (alpha, beta, gamma)) and len(SEEN) < 3:
-        SEEN.append((reference, candidate, alpha, beta, gamma))
+    if any(_drawn(v) for v in (alpha, beta, gamma)):
+        SEEN[:] = [*SEEN[-2:], (reference, candidate, alpha, beta, gamma)]  # the last three
     if len(SEEN) >= 3:
         said = f"SEEN:{SEEN!r}"
         print(said)

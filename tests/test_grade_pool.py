@@ -1,4 +1,4 @@
-"""The worker pool: which way its workers run the tests, the files it grades first, the workers it adds."""
+"""The worker pool: which way its workers run the tests, the files it grades first, the workers it adds while cores idle."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ import pytest
 from conftest import KIT_ROOT
 
 from grader.core import exercise
+from grader.judging import runs
 from grader.judging.grade import Settings, Spec, paths, runs_for
 from grader.judging.partial_run import catalogue, prepare_before_fork
-from grader.judging.runs import Explorers, Plain
+from grader.judging.runs import Explorers, IdleCores, Plain, pool_size
 
 CATALOGUE = KIT_ROOT / "tests" / "catalogue"
 EXERCISE = exercise.load(KIT_ROOT)
@@ -84,3 +85,36 @@ def test_a_plain_run_grades_each_stage_in_its_own_child_as_the_tiers_are_ordered
     assert result["passed"] == len(result["tests"]) == len(tests.names) and result["from_memo"] == 0
     assert learned is None  # nothing to pass on to other workers
     assert len(spawns) == len(tests.stages)  # the load, then one fresh child per later stage (no diagnosis: it passed)
+
+
+def test_the_pool_has_up_to_two_workers_a_job_as_memory_allows(monkeypatch):
+    assert 3 <= pool_size(3) <= 6
+    monkeypatch.setattr(runs, "WORKER_MEMORY", 1 << 60)  # no room for one more
+    assert pool_size(3) == 3
+
+
+def test_extra_workers_grade_while_the_cores_stand_idle_and_stop_when_they_are_busy(monkeypatch):
+    """IdleCores: one more worker a window while over 15 % of the cores' time was idle, one fewer under 5 %."""
+    clock, ticks = [0.0], [(0, 0)]
+    monkeypatch.setattr(runs.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(IdleCores, "_read", lambda self: ticks[0])
+    cores = IdleCores(jobs=2, workers=4, cores=[0, 1])
+
+    def window(idle: int, total: int = 100) -> int:
+        clock[0] += 0.5
+        ticks[0] = (ticks[0][0] + idle, ticks[0][1] + total)
+        return cores.allowed()
+
+    assert cores.allowed() == 2  # no window has passed yet
+    assert [window(50), window(50), window(50)] == [3, 4, 4]  # a sleeping call left a core idle: at most 4
+    assert [window(10), window(2), window(2), window(2)] == [4, 3, 2, 2]  # busy again: back to --jobs, no fewer
+    clock[0] += 0.1
+    ticks[0] = (ticks[0][0] + 100, ticks[0][1] + 100)
+    assert cores.allowed() == 2  # within a window: nothing is decided
+    monkeypatch.setattr(IdleCores, "_read", lambda self: None)  # no /proc/stat: --jobs workers
+    assert [window(90), window(90)] == [2, 2]
+
+
+def test_idle_cores_reads_this_machines_counters():
+    read = IdleCores(jobs=1, workers=2, cores=[0])._read()
+    assert read is not None and 0 <= read[0] <= read[1]

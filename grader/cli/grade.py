@@ -40,7 +40,7 @@ def register(commands: argparse._SubParsersAction, ex: exercise.Exercise) -> Non
         "--jobs",
         type=_positive_int,
         default=os.cpu_count() or 1,
-        help="submissions graded in parallel (default: the number of cores)",
+        help="cores to grade on, a submission each, more while they stand idle (default: all)",
     )
     parser.add_argument(
         "--timeout",

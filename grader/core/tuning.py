@@ -13,6 +13,14 @@ from __future__ import annotations
 POOL_LONGEST, GRACE = 4, 60.0
 # Seconds the parent waits for a worker's message before it looks for overdue workers again.
 POOL_POLL = 1.0
+# Workers a core of --jobs, at most: a call that sleeps (time.sleep, a lock, input) is judged by
+# its own time, up to 3 s, and holds its worker while its core stands idle; another worker takes the
+# core meanwhile. Each takes up to WORKER_MEMORY with its jail (about 100 MB measured).
+WORKERS_PER_JOB, WORKER_MEMORY = 2, 160 * 2**20
+# The workers beyond --jobs grade only while the cores stand idle: one more while more than IDLE_MORE
+# of their time over IDLE_WINDOW s was idle, one fewer under IDLE_FEWER. Where the cores are busy
+# anyway (a class of new behaviours) more workers only learn more of each other's traces.
+IDLE_WINDOW, IDLE_MORE, IDLE_FEWER = 0.5, 0.15, 0.05
 
 # ---------------------------------------------------------------- the memo (grader/judging/memoized/)
 

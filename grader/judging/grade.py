@@ -1,6 +1,7 @@
 """A whole class graded, each submission jailed, several at a time: the worker pool, and what a worker does with one submission.
 
-`grade_all` forks `jobs` workers and hands each the next submission as soon as it is free; a
+`grade_all` forks `jobs` workers, one a core, and hands each the next submission as soon as it is free (and to
+extra workers while the cores stand idle: runs.IdleCores); a
 worker that dies or runs past its budget is replaced, and its submission reported. Each worker's
 `Grader` reads the file (discovery.prepare), loads it in a sandbox of its own jail
 (grader/sandbox/host.py), runs the tests through its `Runs` (runs.py) and diagnoses the failures.
@@ -27,7 +28,7 @@ from grader.core.tuning import GRACE, POOL_LONGEST, POOL_POLL
 from grader.judging.diagnose import diagnosis_of
 from grader.judging.discovery import SOURCE_LIMIT, Prepared, Spec, UsageError, discover, prepare, who  # noqa: F401 - cli/autograder.py, the tests
 from grader.judging.partial_run import Catalogue, catalogue, prepare_before_fork
-from grader.judging.runs import Deferred, Explorers, Plain, Runs, Settings
+from grader.judging.runs import Deferred, Explorers, IdleCores, Plain, Runs, Settings, pool_size
 from grader.reports.progress import Progress
 from grader.sandbox.host import Jail, SandboxedSubmission
 
@@ -127,7 +128,7 @@ class Grader:
 # ---------------------------------------------------------------- the workers
 
 
-def _worker(conn: Connection, settings: Settings, tests: Catalogue, core: int | None = None) -> None:
+def _worker(conn: Connection, settings: Settings, tests: Catalogue, cores: set[int] | None = None) -> None:
     """A grading process: takes (index, spec, what other workers learned) and answers (index, result, what it learned).
 
     What a worker learned travels packed (Ran.learned), as bytes the parent passes on to the other
@@ -135,15 +136,15 @@ def _worker(conn: Connection, settings: Settings, tests: Catalogue, core: int | 
     parent's CPU (0.9 s of 2 s on the 290 diverse files that do not hang), which it takes from the
     cores the workers compute on.
 
-    `core`: the one CPU it and its jail run on. A worker and its jail take turns (a call, an
-    answer): on one core each turn is a switch on that core, where on two it is a wakeup sent
-    to the other. A new behaviour's run, one call per hypothesis example, took up to twice as
+    `cores`: where it and its jail run, one core for each of --jobs's workers (runs.IdleCores's extra
+    ones share them). A worker and its jail take turns (a call, an answer): on one core each turn is
+    a switch there, on two a wakeup sent to the other. A new behaviour's run took up to twice as
     long unpinned on this machine; a class of 500 took 5 % less time in all, measured paired.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if core is not None:
+    if cores is not None:
         try:
-            os.sched_setaffinity(0, {core})
+            os.sched_setaffinity(0, cores)
         except OSError:
             pass
     grader = Grader(settings, tests, runs_for(settings, tests))
@@ -241,25 +242,29 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
     slots: list[_Slot] = []
     explorers = Explorers()
     ids = itertools.count()
-    pins = itertools.count()  # workers go round the cores this process may use
-    cores = sorted(os.sched_getaffinity(0))
+    cores = sorted(os.sched_getaffinity(0))[:jobs]  # those of this process, as many as --jobs asks
+    workers = pool_size(jobs)
+    idle = IdleCores(jobs, workers, cores)
 
-    def start() -> _Slot:
+    def start(place: int) -> _Slot:
         parent, child = context.Pipe()
-        core = cores[next(pins) % len(cores)] if len(cores) > 1 else None
-        process = context.Process(target=_worker, args=(child, settings, tests, core), daemon=True)
+        # --jobs's workers go round the cores; the extra ones (runs.pool_size) may use any of them.
+        pinned = {cores[place % len(cores)]} if place < jobs else set(cores)
+        process = context.Process(target=_worker, args=(child, settings, tests, pinned), daemon=True)
         process.start()
         child.close()
         return _Slot(next(ids), process, parent)
 
     interrupted = False
     try:
-        for _ in range(min(jobs, len(specs))):
-            slots.append(start())
+        for place in range(min(workers, len(specs))):
+            slots.append(start(place))
         while any(r is None for r in results):
-            # `jobs` workers, each given the next file as soon as it is free.
+            # Each worker is given the next file as soon as it is free, while the cores have room (IdleCores).
             for slot in slots:
-                if not pending or slot.task is not None:
+                if not pending or sum(s.task is not None for s in slots) >= idle.allowed():
+                    break
+                if slot.task is not None:
                     continue
                 index = pending.pop()
                 slot.task = (index, specs[index], [t for origin, t in traces[slot.seen :] if origin != slot.id])
@@ -311,7 +316,7 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
                     progress.update(results[index])
                 slot.process.kill()
                 slot.process.join()
-                slots[slots.index(slot)] = start()
+                slots[slots.index(slot)] = start(slots.index(slot))
     except KeyboardInterrupt:
         # A second Ctrl+C while the workers stop must not cut the results short either.
         handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -339,6 +344,3 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
             ]
         )
     return results  # type: ignore[return-value]
-
-
-# ---------------------------------------------------------------- the command

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from typing import Any
 
 from grader.core import exercise, runner
 from grader.core.submission import CallsByName, LoadError, SubmissionError
+from grader.core.tuning import IDLE_FEWER, IDLE_MORE, IDLE_WINDOW, WORKER_MEMORY, WORKERS_PER_JOB
 from grader.judging.partial_run import Catalogue, run_tests
 from grader.sandbox.host import Answer, SandboxedSubmission
 
@@ -38,6 +40,47 @@ class Settings:
 
 class Deferred(Exception):
     """Another worker is exploring the same new behaviour: grade this submission once it has (from the memo)."""
+
+
+def pool_size(jobs: int) -> int:
+    """Workers for --jobs `jobs`: WORKERS_PER_JOB each (tuning.py says why), as many as the memory allows, at least `jobs`."""
+    try:
+        with open("/proc/meminfo") as f:
+            free = next(int(line.split()[1]) << 10 for line in f if line.startswith("MemAvailable:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        return jobs
+    return max(jobs, min(jobs * WORKERS_PER_JOB, free // WORKER_MEMORY))
+
+
+class IdleCores:
+    """How many of the pool's workers may grade at once: `jobs`, and one more while the cores stand idle (tuning.py)."""
+
+    def __init__(self, jobs: int, workers: int, cores: list[int]) -> None:
+        self.jobs, self.workers, self.active = jobs, workers, jobs
+        self.cores = {f"cpu{core}" for core in cores}
+        self.at, self.last = time.monotonic(), self._read()
+
+    def _read(self) -> tuple[int, int] | None:
+        """Idle and all time of our cores so far, in ticks (/proc/stat); None where it cannot be read."""
+        try:
+            with open("/proc/stat") as f:
+                rows = [line.split() for line in f if line.startswith("cpu") and line.split()[0] in self.cores]
+            return sum(int(r[4]) + int(r[5]) for r in rows), sum(sum(map(int, r[1:9])) for r in rows)
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def allowed(self) -> int:
+        now = time.monotonic()
+        if self.workers > self.jobs and now - self.at >= IDLE_WINDOW:
+            read = self._read()
+            if read is not None and self.last is not None and read[1] > self.last[1]:
+                idle = (read[0] - self.last[0]) / (read[1] - self.last[1])
+                if idle > IDLE_MORE:
+                    self.active = min(self.workers, self.active + 1)
+                elif idle < IDLE_FEWER:
+                    self.active = max(self.jobs, self.active - 1)
+            self.at, self.last = now, read
+        return self.active
 
 
 class Explorers:

@@ -32,8 +32,8 @@ child (a fresh one only if settling takes longer than SETTLE). The walk notes wh
 left a full run's order (`Walk.deviation`), and the memo's check covers what those calls might
 have changed (docs/memo.md).
 
-The grader walks each stage of the tests (Exercise.stages) on its own, in its own child (METEOR
-has one stage: its secret tier runs last, in the child of its public ones).
+The grader walks each stage of the tests (Exercise.stages) on its own, in its own child (an
+exercise without a `fresh_child` tier has one: its secret tiers run last, in the public ones' child).
 """
 
 from __future__ import annotations

@@ -64,7 +64,7 @@ class IdleCores:
         """Idle and all time of our cores so far, in ticks (/proc/stat); None where it cannot be read."""
         try:
             with open("/proc/stat") as f:
-                rows = [line.split() for line in f if line.startswith("cpu") and line.split()[0] in self.cores]
+                rows = [row for row in map(str.split, f) if row and row[0] in self.cores]
             return sum(int(r[4]) + int(r[5]) for r in rows), sum(sum(map(int, r[1:9])) for r in rows)
         except (OSError, ValueError, IndexError):
             return None

@@ -297,6 +297,38 @@ def test_the_cell_s_cgroup_caps_memory_and_processes_in_all():
         assert answer != "all held"  # the cap killed some of them (or the child itself)
 
 
+@pytest.mark.needs_root(AS_ROOT)
+def test_a_submission_s_processes_share_one_cpu_whatever_they_fork():
+    """Four spinning processes on a machine of two cores or more: the cap on the jail's cgroup folder gives them one CPU."""
+    source = (
+        "import os, time\n"
+        "def meteor_score(r, c, **k):\n"
+        "    end = time.monotonic() + 1.5\n"
+        "    kids = []\n"
+        "    for _ in range(3):\n"
+        "        pid = os.fork()\n"
+        "        if pid == 0:\n"
+        "            break\n"
+        "        kids.append(pid)\n"
+        "    while time.monotonic() < end:\n"
+        "        pass\n"
+        "    if len(kids) < 3:\n"
+        "        os._exit(0)\n"
+        "    for pid in kids:\n"
+        "        os.waitpid(pid, 0)\n"
+        "    return 1.0\n"
+    )
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one core: nothing to cap")
+    with box(source, timeout=20) as jailed:
+        cgroup = jailed._cell.cgroup
+        assert cgroup is not None and cgroup.dirs[0][1].parent.name == jailed._jail.group
+        before, started = cgroup.cpu_seconds(), time.monotonic()
+        assert jailed.meteor_score("", "") == 1.0
+        used, took = cgroup.cpu_seconds() - before, time.monotonic() - started
+    assert took >= 1.5 and used / took < 1.3  # without the cap: about 2 (every core)
+
+
 def test_a_call_s_time_limit_counts_its_cpu_time_not_a_busy_machine_s_wall_clock():
     """Six spinners outside the jail share its CPU: a call needing 0.6 s of CPU still passes with a 1 s limit."""
     source = (
@@ -492,3 +524,56 @@ def test_the_last_restart_keeps_no_copy_and_a_restart_after_it_loads_the_file_ag
         assert jailed.meteor_score("b", "") == "2 1"  # no copy was kept: loaded anew, and the state is fresh
         jailed.restart()
         assert jailed.meteor_score("c", "") == "2 1"  # that load set one aside again
+
+
+@pytest.mark.needs_root(AS_ROOT)
+def test_a_grading_worker_leaves_no_cgroup_folder_behind():
+    """A worker (multiprocessing, which ends with os._exit) removes its folders too: each left one slows every CPU cap."""
+    script = (
+        "import multiprocessing as mp\n"
+        "from grader.sandbox.host import SandboxedSubmission\n"
+        "def work(pids):\n"
+        "    import os\n"
+        "    with SandboxedSubmission('a.py', source='def meteor_score(r, c, **k):\\n    return 1.0\\n') as jailed:\n"
+        "        assert jailed.meteor_score('', '') == 1.0 and jailed._cell.cgroup is not None\n"
+        "    pids.put(os.getpid())\n"
+        "if __name__ == '__main__':\n"
+        "    pids = mp.get_context('fork').Queue()\n"
+        "    worker = mp.get_context('fork').Process(target=work, args=(pids,))\n"
+        "    worker.start(); worker.join()\n"
+        "    print(pids.get(timeout=5))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=KIT_ROOT)
+    assert run.returncode == 0, run.stderr
+    pid = int(run.stdout)
+    parents = {h.base.parent for h in cgroups.hierarchies()}
+    assert parents, "as root this machine has cgroups"
+    left = [p for parent in parents for p in parent.glob(f"meteor-kit-{pid}-*")]
+    assert left == []
+
+
+def test_folders_of_graders_that_are_gone_are_swept_and_no_other(tmp_path):
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    old = time.time() - 2 * cgroups.STALE
+    folders = {
+        "gone": tmp_path / f"meteor-kit-{dead.pid}-abc123",
+        "gone, but changed a moment ago": tmp_path / f"meteor-kit-{dead.pid}-def456",
+        "alive": tmp_path / f"meteor-kit-{os.getpid()}-abc123",
+        "not ours": tmp_path / f"other-{dead.pid}-abc123",
+    }
+    for name, folder in folders.items():
+        (folder / "jail-1" / "cell-2").mkdir(parents=True)
+        if name != "gone, but changed a moment ago":
+            os.utime(folder, (old, old))
+    busy = tmp_path / f"meteor-kit-{dead.pid}-fed987"  # a cgroup that still holds a process: rmdir refuses it
+    (busy / "jail-1").mkdir(parents=True)
+    (busy / "jail-1" / "cgroup.procs").write_text("1\n")
+    os.utime(busy, (old, old))
+    cgroups._sweep(tmp_path)
+    assert {name for name, folder in folders.items() if folder.exists()} == {
+        "gone, but changed a moment ago",
+        "alive",
+        "not ours",
+    }
+    assert (busy / "jail-1" / "cgroup.procs").exists()

@@ -22,6 +22,7 @@ import importlib.util
 import inspect
 import json
 import os
+import pickle
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -197,6 +198,7 @@ class Property:
     count: int
     kept: Path | None = None  # where its examples are kept once drawn (in the exercise's cache folder)
     _examples: list[dict] | None = None
+    _pickled: bytes | None = None  # the examples pickled: a copy for each submission, 10x faster than deepcopy
 
     @property
     def examples(self) -> list[dict]:
@@ -207,6 +209,15 @@ class Property:
             self._examples = self._draw()
             _write(self.kept, self._examples)
         return self._examples
+
+    def _copy(self) -> list[dict]:
+        """The examples afresh, as the test body may change what it is given."""
+        if self._pickled is None:
+            try:
+                self._pickled = pickle.dumps(self.examples, pickle.HIGHEST_PROTOCOL)
+            except (pickle.PicklingError, TypeError, AttributeError):
+                return copy.deepcopy(self.examples)  # a drawn value pickle cannot take: the slow way
+        return pickle.loads(self._pickled)
 
     def _draw(self) -> list[dict]:
         internals.no_local_constants()  # the same examples in every process
@@ -230,7 +241,7 @@ class Property:
     def __call__(self, submission: Any) -> None:
         inner = self.test.hypothesis.inner_test
         data = {name for name, strategy in self.strategies.items() if isinstance(strategy, _DATA)}
-        examples = copy.deepcopy(self.examples)
+        examples = self._copy()
         try:
             # The body runs as hypothesis runs an example it does not show: note() keeps quiet, assume() skips.
             internals.run_examples(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import select
 import signal
 import socket
@@ -120,6 +121,7 @@ class Jail:
         self.ready: Cell | None = None  # the next cell, asked for ahead: made while the current one is used
         self.closing: list[Cell] = []  # cells asked to close, not yet gone
         self.taken: set[int] = set()  # uids of this jail's cells that may still have processes
+        self.group = f"jail-{os.getpid()}-{secrets.token_hex(4)}"  # its cells' cgroup folder: the CPU cap they share
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -223,7 +225,7 @@ class Jail:
         cgroup = None
         if found is not None:
             name = f"cell-{uid or os.getpid()}-{time.monotonic_ns()}"
-            cgroup = found.cell(name, self._memory_cap(), self.limits.processes + 4)
+            cgroup = found.cell(self.group, name, self._memory_cap(), self.limits.processes + 4)
         ctl_in_r, ctl_w = os.pipe()
         ctl_r, ctl_out_w = os.pipe()
         req_r, req_w = os.pipe()
@@ -299,6 +301,9 @@ class Jail:
         for cell in cells:
             self._bury(cell)
         cgroups.drain()  # the cells' cgroups, removed in the background, are gone when the jail is
+        found = cgroups.available()
+        if found is not None:
+            found.remove_group(self.group)
         for uid in list(self.taken):
             kill_uid(uid)
             self.taken.discard(uid)

@@ -577,3 +577,20 @@ def test_folders_of_graders_that_are_gone_are_swept_and_no_other(tmp_path):
         "not ours",
     }
     assert (busy / "jail-1" / "cgroup.procs").exists()
+
+
+@pytest.mark.needs_root(AS_ROOT)
+def test_folders_removed_under_a_live_grader_are_made_again():
+    jail = Jail()
+    try:
+        with SandboxedSubmission("a.py", jail=jail, source="def meteor_score(r, c, **k):\n    return 1.0\n") as first:
+            assert first.meteor_score("", "") == 1.0
+        jail.close()  # its cells' and its own folders are gone; the process's base folders stay ...
+        found = cgroups.available()
+        assert found is not None
+        for base in list(found.made):
+            base.rmdir()  # ... until another grader removes them, taking us for gone
+        with SandboxedSubmission("b.py", jail=jail, source="def meteor_score(r, c, **k):\n    return 0.5\n") as second:
+            assert second.meteor_score("", "") == 0.5 and second._cell.cgroup is not None
+    finally:
+        jail.close()

@@ -189,14 +189,18 @@ class Cgroups:
         if path in self.groups:
             return path
         path.mkdir(mode=0o755)
+        try:
+            if "cpu" in roles:
+                name, value = ("cpu.max", f"{CPUS * CPU_PERIOD_US} {CPU_PERIOD_US}") if hierarchy.version == 2 else CPU_V1
+                (path / name).write_text(value)
+            if hierarchy.version == 2:
+                wanted = sorted(roles & {"memory", "pids"})  # the cells' own caps
+                if wanted:
+                    (path / "cgroup.subtree_control").write_text(" ".join("+" + c for c in wanted))
+        except OSError:
+            _remove(path)  # never a folder without its cap: the next cell tries again, and fails as this one does
+            raise
         self.groups.append(path)
-        if "cpu" in roles:
-            name, value = ("cpu.max", f"{CPUS * CPU_PERIOD_US} {CPU_PERIOD_US}") if hierarchy.version == 2 else CPU_V1
-            (path / name).write_text(value)
-        if hierarchy.version == 2:
-            wanted = sorted(roles & {"memory", "pids"})  # the cells' own caps
-            if wanted:
-                (path / "cgroup.subtree_control").write_text(" ".join("+" + c for c in wanted))
         return path
 
     def cell(self, group: str, name: str, memory_bytes: int, processes: int) -> CellCgroup:
@@ -209,9 +213,7 @@ class Cgroups:
                 mine = hierarchy.roles - taken
                 if not mine:
                     continue
-                self._ready(hierarchy)
-                path = self._group(hierarchy, group, mine) / name
-                path.mkdir(mode=0o755)
+                path = self._make(hierarchy, group, mine, name)
                 dirs.append((hierarchy, path))
                 taken |= mine
                 _limit(hierarchy.version, path, mine, memory_bytes, processes)
@@ -220,6 +222,23 @@ class Cgroups:
             for _, path in reversed(dirs):
                 _remove(path)
             raise
+
+    def _make(self, hierarchy: Hierarchy, group: str, roles: set[str], name: str) -> Path:
+        """The cell's folder in `hierarchy`, in its jail's (made first where missing)."""
+
+        def make() -> Path:
+            self._ready(hierarchy)
+            path = self._group(hierarchy, group, roles) / name
+            path.mkdir(mode=0o755)
+            return path
+
+        try:
+            return make()
+        except FileNotFoundError:
+            # Our folders were removed under us (by another grader that took us for gone): made again, once.
+            self.made = [p for p in self.made if p != hierarchy.base]
+            self.groups = [p for p in self.groups if p.parent != hierarchy.base]
+            return make()
 
     def remove_group(self, group: str) -> None:
         """A jail's folders, once its cells' are removed (drain)."""
@@ -232,9 +251,8 @@ class Cgroups:
         for base in reversed(self.made):
             for cell in base.glob("*/cell-*"):
                 _remove(cell)
-            for group in base.iterdir():
-                if group.is_dir() and group.name.startswith("jail-"):
-                    _remove(group)
+            for group in base.glob("jail-*"):
+                _remove(group)
             _remove(base)
         self.made, self.groups = [], []
 

@@ -160,6 +160,29 @@ def test_a_planted_weak_test_is_flagged_as_a_survivor_with_a_witness(tmp_path):
     assert not found.passed
 
 
+def test_the_limits_check_wants_ten_times_the_reference_s_slowest_call(wer_copy):
+    from grader.authoring import inputs
+
+    ex = exercise.load(wer_copy)
+    tests = inputs.recorded(ex)
+    fine = audit.limits_check(ex, tests)
+    assert fine.status == "pass" and "after_timeout (0.05 s)" in fine.reason
+    # The reference made slow (5 ms of CPU a call): 50 ms is more than the default after_timeout gives.
+    slowed = shutil.copytree(wer_copy, wer_copy.parent / "slowed")  # another folder: the reference is loaded once a folder
+    edit(
+        slowed / "solutions" / "reference.py",
+        "def word_error_rate(reference, hypothesis, detail=False):\n",
+        "def word_error_rate(reference, hypothesis, detail=False):\n"
+        "    import time\n    t = time.process_time()\n    while time.process_time() - t < 0.005:\n        pass\n",
+    )
+    slow = audit.limits_check(exercise.load(slowed), tests)
+    assert slow.status == "fail" and slow.details == [
+        line for line in slow.details if line.startswith("[limits] after_timeout = 0.05 s would cut a correct call short")
+    ]
+    assert len(slow.details) == 1  # call_timeout's 2 s is enough
+    assert audit.limits_check(ex, None).status == "skipped"
+
+
 def test_a_mutant_is_the_original_text_with_one_change_spliced_in():
     source = textwrap.dedent('''
         """A docstring is never mutated."""

@@ -20,7 +20,7 @@ from grader.judging import diagnose
 from grader.judging.discovery import read_source
 from grader.judging.grade import Grader, Settings, Spec
 from grader.judging.partial_run import catalogue, prepare_before_fork
-from grader.sandbox.host import SandboxedSubmission
+from grader.sandbox.host import Limits, SandboxedSubmission
 from grader.sandbox.timing import HUNG_FLOOR, SLOWEST_FACTOR, Pace
 
 CATALOGUE = KIT_ROOT / "tests" / "catalogue"
@@ -95,6 +95,7 @@ def test_a_submission_out_of_budget_stops_its_run_and_reports_the_rest_not_run(t
     grader = Grader(Settings(EXERCISE, timeout=0.5, budget=1.2, memo=False), tests)
     try:
         result, _ = grader.grade(Spec("spins.py", path))
+        assert grader.jail is not None and grader.jail.limits == Limits.of(EXERCISE)  # the exercise's [limits]
     finally:
         grader.close()
     statuses = [t["status"] for t in result["tests"]]
@@ -185,6 +186,48 @@ def test_a_slow_submission_that_hung_keeps_the_time_its_slow_calls_need():
         assert SLOWEST_FACTOR * 0.03 <= box._life.pace.limit(0.6) <= 0.6
         answer = next(box.evaluate([(["hang", "b"], {})]))
         assert answer.kind == "timeout" and "after a timeout, a call gets ten times" in answer.error
+
+
+def test_an_exercise_s_after_timeout_is_what_a_call_has_once_one_timed_out():
+    source = (
+        "import time\n"
+        "def meteor_score(reference, candidate, alpha=0.9, beta=3, gamma=0.5):\n"
+        "    t = time.process_time()\n"
+        "    while reference == 'hang' or (reference == 'slow' and time.process_time() - t < 0.1):\n"
+        "        pass\n"
+        "    return 0.5\n"
+    )
+    for after, slow_passes in ((0.3, True), (HUNG_FLOOR, False)):
+        limits = Limits(after_timeout=after)
+        with SandboxedSubmission("student.py", source=source, timeout=1.0, limits=limits) as box:
+            assert next(box.evaluate([(["hang", "b"], {})])).kind == "timeout"
+            answer = next(box.evaluate([(["slow", "b"], {})]))  # its first call to answer: no slowest call to go by
+            assert answer.ok is slow_passes, answer
+            if not slow_passes:
+                assert f"at least {after:g} s" in answer.error
+
+
+def test_after_timeout_is_read_from_the_exercise_and_checked(kit_root):
+    import tomllib
+
+    data = tomllib.loads((kit_root / "problem" / "exercise.toml").read_text())
+    limits = data["limits"]
+    assert exercise.parse({**data, "limits": {k: v for k, v in limits.items() if k != "after_timeout"}}).after_timeout == 0.05
+    ex = exercise.parse({**data, "limits": {**limits, "after_timeout": 0.2, "memory_mb": 300}})
+    assert (Limits.of(ex).after_timeout, Limits.of(ex).memory_mb) == (0.2, 300)
+    for bad in (0, -1, "0.1", limits["call_timeout"] + 1):
+        with pytest.raises(ValueError, match="after_timeout"):
+            exercise.parse({**data, "limits": {**limits, "after_timeout": bad}})
+
+
+def test_the_exercise_s_memory_limit_reaches_the_sandbox():
+    # memory_mb was read from exercise.toml and never used: every exercise had 512 MB.
+    source = "def meteor_score(r, c, **k):\n    return len(bytearray(int(r) << 20))\n"
+    small = Limits(memory_mb=200)
+    with SandboxedSubmission("a.py", source=source, timeout=5.0, limits=small) as box:
+        assert box.meteor_score("16", "") == 16 << 20
+        answer = next(box.evaluate([(["300", ""], {})]))
+    assert not answer.ok and "MemoryError" in answer.error
 
 
 def test_a_submission_that_timed_out_once_is_marked_as_such():

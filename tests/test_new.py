@@ -137,7 +137,7 @@ def test_the_filled_template_passes_the_audit(filled):
     code, checks = audit(filled)
     assert code == 0
     assert {name: c["status"] for name, c in checks.items() if c["status"] != "skipped"} == dict.fromkeys(
-        ("reference", "strength", "cheats", "diagnosis"), "pass"
+        ("reference", "limits", "strength", "cheats", "diagnosis"), "pass"
     )
 
 

@@ -25,6 +25,7 @@ from grader.authoring.mutants import mutants
 from grader.core import diagnosis as diagnosis_core
 from grader.core import exercise, runner
 from grader.judging import cheats, diagnose
+from grader.sandbox.timing import SLOWEST_FACTOR
 
 PASS, FAIL, SKIPPED = "pass", "fail", "skipped"
 REFERENCE = "solutions/reference.py"
@@ -111,6 +112,7 @@ def run(ex: exercise.Exercise, options: Options, stream: TextIO) -> Audit:
         except RuntimeError as exc:
             tests, problem = None, str(exc)
         checks = [reference_check(graded[REFERENCE], time.monotonic() - clock, problem)]
+        checks.append(_timed(lambda: limits_check(ex, tests), "limits"))
         reference_ok = checks[0].status == PASS
         made = mutants({"reference.py": (ex.root / REFERENCE).read_text(encoding="utf-8")})
         mutant_results: dict[str, dict] = {}
@@ -146,6 +148,7 @@ def run(ex: exercise.Exercise, options: Options, stream: TextIO) -> Audit:
 
 TITLES = {
     "reference": "The reference passes every test",
+    "limits": "The time limits give a correct call ten times the reference's slowest",
     "strength": "Test strength: every mutant of the reference loses points",
     "cheats": "Cheats earn nothing; every visible test has a rule and a twin",
     "diagnosis": "The diagnosis names every mistake",
@@ -192,6 +195,24 @@ def reference_check(result: dict, seconds: float, problem: str = "") -> Check:
     return Check(
         "reference", TITLES["reference"], PASS, f"all {len(tests)} tests pass, sandboxed as a submission: {points}", seconds=took
     )
+
+
+def limits_check(ex: exercise.Exercise, tests: dict | None) -> Check:
+    """`call_timeout`, and `after_timeout` (what a call has once one of the submission's timed out), against the reference."""
+    if tests is None:
+        return Check("limits", TITLES["limits"], SKIPPED, "the tests do not run in this process (see the reference check)")
+    slowest = inputs.slowest_call(ex, tests)
+    needed = SLOWEST_FACTOR * slowest
+    took = f"the reference's slowest call took {slowest * 1000:.2g} ms of CPU"
+    short = [
+        f"[limits] {name} = {value:g} s would cut a correct call short: make it {needed:.2g} s or more"
+        for name, value in (("call_timeout", ex.call_timeout), ("after_timeout", ex.after_timeout))
+        if value < needed
+    ]
+    if short:
+        return Check("limits", TITLES["limits"], FAIL, f"{took}: {short[0]}", short)
+    reason = f"{took}; call_timeout ({ex.call_timeout:g} s) and after_timeout ({ex.after_timeout:g} s) give ten times that"
+    return Check("limits", TITLES["limits"], PASS, reason)
 
 
 def strength_check(count: int, results: dict[str, dict], judged: list, pool: inputs.Pool, seconds: float) -> Check:

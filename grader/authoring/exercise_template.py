@@ -141,6 +141,7 @@ budget = 60.0               # seconds for one submission in all: its load and ev
 browser_test_timeout = 5.0  # seconds before the page interrupts a test run
 browser_run_budget = 20.0   # seconds for a whole Run tests in the page
 memory_mb = 512             # the sandbox's address-space limit
+after_timeout = 0.05        # CPU seconds a call has at least once one of the submission's timed out (audit checks it)
 
 [hypothesis]
 examples = 25           # examples per property test (the page runs them too)

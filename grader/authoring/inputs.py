@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import importlib.util
 import inspect
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -72,6 +73,22 @@ def recorded(ex: exercise.Exercise) -> dict[tuple[str, str], list[tuple[Input, A
     recorder = _Calls(ex)
     cheats._run(ex, lambda: recorder, plugins=(recorder,))  # cheats' in-process session: one exercise's modules at a time
     return recorder.asked
+
+
+def slowest_call(ex: exercise.Exercise, tests: dict[tuple[str, str], list[tuple[Input, Any]]]) -> float:
+    """The most CPU seconds the reference takes on one call of its tests (each call made again, in this process)."""
+    reference = getattr(twins.reference(ex.root), ex.function)
+    slowest = 0.0
+    for calls in tests.values():
+        for one, _ in calls:
+            args, kwargs = copy.deepcopy(one.args), copy.deepcopy(one.kwargs)
+            started = time.process_time()
+            try:
+                reference(*args, **kwargs)
+            except Exception:
+                pass  # a test that expects an error: its time counts all the same
+            slowest = max(slowest, time.process_time() - started)
+    return slowest
 
 
 class _Trusted:

@@ -94,6 +94,7 @@ class Exercise:
     scoring: dict = field(default_factory=dict)  # when points are paid: read by grader/core/scoring.py
     submission_file: str | None = None  # `[submission] file`: a glob naming the file graded among a student's files
     browser_run_budget: float = 20.0
+    after_timeout: float = 0.05  # CPU seconds a call has at least once one of the submission's timed out (timing.Pace)
     root: Path = KIT_ROOT  # its folder
     seam: dict[str, str] = field(default_factory=dict)  # part -> path in the exercise folder
 
@@ -229,9 +230,23 @@ def parse(data: dict, root: Path = KIT_ROOT) -> Exercise:
         scoring=data.get("scoring", {}),
         submission_file=data.get("submission", {}).get("file") or None,
         browser_run_budget=float(limits.get("browser_run_budget", 20.0)),
+        after_timeout=after_timeout(limits, where),
         root=root,
         seam=seam,
     )
+
+
+def after_timeout(limits: dict, where: Path) -> float:
+    """`[limits] after_timeout`: CPU seconds each call of a submission has at least once one of its calls timed out.
+
+    Such a submission most likely hangs again, so its later calls get ten times its slowest answer, and
+    at least this: each later hang costs this much. Ten times the reference's slowest call at least
+    (`meteor-kit audit` checks), so that a correct call is never cut short.
+    """
+    value = limits.get("after_timeout", 0.05)
+    if type(value) not in (int, float) or not 0 < value <= float(limits["call_timeout"]):
+        raise ValueError(f"{where}: [limits] after_timeout must be a number of seconds above 0, at most call_timeout")
+    return float(value)
 
 
 def parse_tiers(tables: Any, where: Path) -> dict[str, Tier]:

@@ -16,7 +16,7 @@ from grader.core.results import SubmissionStatus
 from grader.core.submission import LoadError, Submission
 from grader.judging.diagnose import Diagnosis, diagnose_made
 from grader.judging.discovery import Prepared, file_spec, prepare
-from grader.sandbox.host import SandboxedSubmission
+from grader.sandbox.host import Limits, SandboxedSubmission
 
 
 @dataclass
@@ -65,6 +65,7 @@ def _factory(
                 filename=prepared.filename,
                 budget=budget,
                 signature=ex.signature,
+                limits=Limits.of(ex),
             )
         except LoadError as exc:
             if prepared.notebook is None:

@@ -30,7 +30,7 @@ from grader.judging.discovery import SOURCE_LIMIT, Prepared, Spec, UsageError, d
 from grader.judging.partial_run import Catalogue, catalogue, prepare_before_fork
 from grader.judging.runs import Deferred, Explorers, IdleCores, Plain, Runs, Settings, pool_size
 from grader.reports.progress import Progress
-from grader.sandbox.host import Jail, SandboxedSubmission
+from grader.sandbox.host import Jail, Limits, SandboxedSubmission
 
 try:
     from grader.judging.memoized import Memoized
@@ -86,7 +86,7 @@ class Grader:
         if prepared.problem:
             return self._unloadable(spec.name, prepared.problem, started), None
         if self.jail is None:
-            self.jail = Jail()
+            self.jail = Jail(Limits.of(self.ex))
         try:
             # One file name for every submission's tracebacks: a crash that two students share
             # then reads the same, and the memo can recognise it.

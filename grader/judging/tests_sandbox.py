@@ -45,7 +45,7 @@ def _require_isolation(config: pytest.Config, hidden: list[Path]) -> None:
 def _sandboxed(config: pytest.Config):
     from grader.core import tests_plugin
     from grader.judging.discovery import read_source
-    from grader.sandbox.host import SandboxedSubmission
+    from grader.sandbox.host import Limits, SandboxedSubmission
 
     ex = tests_plugin.exercise_of(config)
     path = config.getoption("--submission") or ex.root / tests_plugin.DEFAULT_SUBMISSION
@@ -57,6 +57,7 @@ def _sandboxed(config: pytest.Config):
         source=read_source(path),
         budget=tests_plugin.budget(config),
         signature=ex.signature,
+        limits=Limits.of(ex),
     )
     config.add_cleanup(submission.close)
     return submission

@@ -115,7 +115,7 @@ class Batch:
         # costs the budget the same, so a file that hangs runs out of it as soon as it did alone.
         self.budget.timed_out(self.timeout, self.pipes.own_used)
         self.pipes.pace.hung = True  # its next calls get less (see timing.Pace.limit)
-        return self._failed("timeout", timeout_text(self.pipes.ended, limit, self.timeout))
+        return self._failed("timeout", timeout_text(self.pipes.ended, limit, self.timeout, self.pipes.pace.floor))
 
     def _crashed(self) -> Answer:
         """The child ended during the call (or stopped answering)."""
@@ -133,7 +133,7 @@ class Batch:
 BUSY = "not run: this machine was too busy to give the call its time; grade the submission again"
 
 
-def timeout_text(ended: str, limit: float, timeout: float) -> str:
+def timeout_text(ended: str, limit: float, timeout: float, floor: float = HUNG_FLOOR) -> str:
     """What a timeout's message says: which limit the call ran past."""
     if ended == "wall":
         return (
@@ -143,6 +143,6 @@ def timeout_text(ended: str, limit: float, timeout: float) -> str:
     if limit < timeout:
         return (
             f"the call took longer than {limit:.2g} s (after a timeout, a call gets ten times this submission's slowest "
-            f"answer, at least {HUNG_FLOOR:g} s, at most {timeout:g} s)"
+            f"answer, at least {floor:g} s, at most {timeout:g} s)"
         )
     return f"the call took longer than {limit:g} s"

@@ -16,10 +16,14 @@ import socket
 import subprocess
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.sandbox import cgroups, isolation, seccomp, wire
+from grader.sandbox.timing import HUNG_FLOOR
 from grader.sandbox.uids import free_uid
+
+if TYPE_CHECKING:
+    from grader.core.exercise import Exercise
 
 START_TIMEOUT = 30.0  # seconds for a new jail's server to say it is ready (Python's start, its imports)
 CELL_TIMEOUT = 10.0  # seconds for a cell to open or close
@@ -35,6 +39,12 @@ class Limits:
     file_size_mb: int = 8
     open_files: int = 64
     tmp_mb: int = 64  # its /tmp; /var/tmp and /dev/shm get a quarter each
+    after_timeout: float = HUNG_FLOOR  # CPU seconds each call has at least once one timed out (timing.Pace)
+
+    @classmethod
+    def of(cls, ex: Exercise) -> Limits:
+        """An exercise's, from its exercise.toml's [limits]; the rest as above."""
+        return cls(memory_mb=ex.memory_mb, after_timeout=ex.after_timeout)
 
     def rlimits(self) -> dict[str, int]:
         return {

@@ -53,7 +53,7 @@ class Lifecycle:
     def __init__(self, jail: Jail | None, limits: Limits, mode: str) -> None:
         self.own_jail = jail is None
         self.jail = jail or Jail(limits, mode)
-        self.pace = Pace()
+        self.pace = Pace(self.jail.limits.after_timeout)
         self.pipes = ChildPipes(self.jail, self.pace)
         self.cell: Cell | None = None
         self.closed = False

@@ -17,7 +17,7 @@ from typing import Protocol
 WALL_FACTOR = 3.0  # a call's own time (running or waiting, not stalled): this many times its CPU limit ...
 WALL_FLOOR = 1.0  # ... and at least this many seconds more than it
 ABSOLUTE = 10.0  # the grader gives up on a call after this many times its own-time cap of wall-clock time
-HUNG_FLOOR = 0.05  # CPU seconds a call of a submission that timed out before has at least (see Pace.limit)
+HUNG_FLOOR = 0.05  # CPU seconds a call of a submission that timed out before has at least, unless its exercise says (Pace)
 SLOWEST_FACTOR = 10  # ... or this many times its slowest answered call, if that is more
 LAZY_GRACE = 0.05  # seconds a call runs before its clock is first read (see CallTimer)
 
@@ -38,7 +38,8 @@ def wall_cap(limit: float) -> float:
 class Pace:
     """What a submission's calls may take, from what its calls took before (all in CPU time)."""
 
-    def __init__(self) -> None:
+    def __init__(self, floor: float = HUNG_FLOOR) -> None:
+        self.floor = floor  # the exercise's `after_timeout` (exercise.toml's [limits])
         self.hung = False  # a call of this submission timed out
         self.slowest = 0.0  # CPU seconds its slowest answered call took, as its child said
 
@@ -50,14 +51,14 @@ class Pace:
         """CPU seconds the next call may use.
 
         A submission that hung before will most likely hang again: its calls get ten times the
-        slowest call it has answered, at least HUNG_FLOOR, at most `timeout`. Each later hang then
-        costs 0.05 s of CPU where it cost the whole limit. Both figures are CPU times, so the same
+        slowest call it has answered, at least the floor, at most `timeout`. Each later hang then
+        costs the floor (0.05 s of CPU unless the exercise says) where it cost the whole limit. Both figures are CPU times, so the same
         file gets the same limits alone or beside any other submission. What this can fail is a
         call ten times slower than every call the submission answered, after it timed out once.
         """
         if not self.hung:
             return timeout
-        return min(timeout, max(HUNG_FLOOR, SLOWEST_FACTOR * self.slowest))
+        return min(timeout, max(self.floor, SLOWEST_FACTOR * self.slowest))
 
 
 class CallTimer:

@@ -23,7 +23,7 @@ from grader.judging import diagnose
 from grader.judging.discovery import file_spec, read_source
 from grader.judging.grade import Settings, grade_all
 from grader.reports.progress import Progress
-from grader.sandbox.host import Limits, SandboxedSubmission, decode
+from grader.sandbox.host import SandboxedSubmission, decode
 
 # The diagnosis kinds that name something: a mistake, two, the rules broken, one answer to every input, no answer.
 NAMING = ("model", "models", "rules", "constant", "no_answer")
@@ -87,15 +87,7 @@ def _answers(ex: exercise.Exercise, path: Path, inputs: list[Input]) -> Generato
     """The file's answers to `inputs`, sandboxed, as the diagnosis compares them; they stop where its budget does."""
     normalize = diagnose.value_normalize(ex)
     try:
-        box = SandboxedSubmission(
-            path,
-            ex.function,
-            ex.call_timeout,
-            source=read_source(path),
-            budget=COMPARE_BUDGET,
-            signature=ex.signature,
-            limits=Limits.of(ex),
-        )
+        box = SandboxedSubmission.of(ex, path, read_source(path), COMPARE_BUDGET)
     except LoadError:
         return
     todo, done = calls(inputs), 0

@@ -16,7 +16,7 @@ from grader.core.results import SubmissionStatus
 from grader.core.submission import LoadError, Submission
 from grader.judging.diagnose import Diagnosis, diagnose_made
 from grader.judging.discovery import Prepared, file_spec, prepare
-from grader.sandbox.host import Limits, SandboxedSubmission
+from grader.sandbox.host import SandboxedSubmission
 
 
 @dataclass
@@ -57,16 +57,7 @@ def _factory(
         if prepared.problem:
             raise LoadError(prepared.problem)
         try:
-            box = SandboxedSubmission(
-                path,
-                ex.function,
-                ex.call_timeout,
-                source=prepared.source,
-                filename=prepared.filename,
-                budget=budget,
-                signature=ex.signature,
-                limits=Limits.of(ex),
-            )
+            box = SandboxedSubmission.of(ex, path, prepared.source, budget, filename=prepared.filename)
         except LoadError as exc:
             if prepared.notebook is None:
                 raise

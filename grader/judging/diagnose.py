@@ -254,19 +254,11 @@ def _diagnose_outputs(table: dict, outputs: list | None, found: list[dict]) -> d
 def diagnose_path(ex: exercise.Exercise, path, report, budget: float = 30.0) -> Diagnosis | None:
     """The diagnosis of a submission file, run in its own sandbox within `budget` seconds; `report` is its runner.Report."""
     from grader.judging.discovery import read_source
-    from grader.sandbox.host import Limits, SandboxedSubmission
+    from grader.sandbox.host import SandboxedSubmission
 
     return diagnose_made(
         ex,
-        lambda: SandboxedSubmission(
-            path,
-            ex.function,
-            ex.call_timeout,
-            source=read_source(path),
-            budget=budget,
-            signature=ex.signature,
-            limits=Limits.of(ex),
-        ),
+        lambda: SandboxedSubmission.of(ex, path, read_source(path), budget),
         report,
         budget,
     )

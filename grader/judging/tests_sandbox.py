@@ -45,19 +45,11 @@ def _require_isolation(config: pytest.Config, hidden: list[Path]) -> None:
 def _sandboxed(config: pytest.Config):
     from grader.core import tests_plugin
     from grader.judging.discovery import read_source
-    from grader.sandbox.host import Limits, SandboxedSubmission
+    from grader.sandbox.host import SandboxedSubmission
 
     ex = tests_plugin.exercise_of(config)
     path = config.getoption("--submission") or ex.root / tests_plugin.DEFAULT_SUBMISSION
     _require_isolation(config, [ex.root, Path(path)])
-    submission = SandboxedSubmission(
-        path,
-        ex.function,
-        ex.call_timeout,
-        source=read_source(path),
-        budget=tests_plugin.budget(config),
-        signature=ex.signature,
-        limits=Limits.of(ex),
-    )
+    submission = SandboxedSubmission.of(ex, path, read_source(path), tests_plugin.budget(config))
     config.add_cleanup(submission.close)
     return submission

@@ -103,6 +103,15 @@ class SandboxedSubmission(CallsByName):
             self.close()  # now, not whenever the garbage collector gets to it
             raise
 
+    @classmethod
+    def of(
+        cls, ex: exercise.Exercise, path: str | os.PathLike, source: str, budget: float | None, **more: Any
+    ) -> SandboxedSubmission:
+        """A file of exercise `ex`, judged by its own settings: its function, signature, call_timeout and [limits]."""
+        return cls(
+            path, ex.function, ex.call_timeout, source=source, budget=budget, signature=ex.signature, limits=Limits.of(ex), **more
+        )
+
     # What the submission is, as given.
     source = property(lambda self: self._loading.source)
     filename = property(lambda self: self._loading.filename)

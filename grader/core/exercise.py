@@ -77,6 +77,9 @@ TIER_FIELDS: dict[str, tuple[type, Any]] = {
 
 # eq=False: an exercise is one folder's, loaded once (`load`); compared and hashed as that object,
 # so the engine's per-exercise caches can be keyed by it.
+AFTER_TIMEOUT = 0.05  # `[limits] after_timeout` where exercise.toml gives none (see after_timeout below)
+
+
 @dataclass(frozen=True, eq=False)
 class Exercise:
     id: str
@@ -94,7 +97,7 @@ class Exercise:
     scoring: dict = field(default_factory=dict)  # when points are paid: read by grader/core/scoring.py
     submission_file: str | None = None  # `[submission] file`: a glob naming the file graded among a student's files
     browser_run_budget: float = 20.0
-    after_timeout: float = 0.05  # CPU seconds a call has at least once one of the submission's timed out (timing.Pace)
+    after_timeout: float = AFTER_TIMEOUT  # CPU seconds a call has at least once one of the submission's timed out (timing.Pace)
     root: Path = KIT_ROOT  # its folder
     seam: dict[str, str] = field(default_factory=dict)  # part -> path in the exercise folder
 
@@ -243,7 +246,7 @@ def after_timeout(limits: dict, where: Path) -> float:
     at least this: each later hang costs this much. Ten times the reference's slowest call at least
     (`meteor-kit audit` checks), so that a correct call is never cut short.
     """
-    value = limits.get("after_timeout", 0.05)
+    value = limits.get("after_timeout", AFTER_TIMEOUT)
     if type(value) not in (int, float) or not 0 < value <= float(limits["call_timeout"]):
         raise ValueError(f"{where}: [limits] after_timeout must be a number of seconds above 0, at most call_timeout")
     return float(value)

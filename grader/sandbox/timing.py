@@ -14,10 +14,12 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from grader.core.exercise import AFTER_TIMEOUT
+
 WALL_FACTOR = 3.0  # a call's own time (running or waiting, not stalled): this many times its CPU limit ...
 WALL_FLOOR = 1.0  # ... and at least this many seconds more than it
 ABSOLUTE = 10.0  # the grader gives up on a call after this many times its own-time cap of wall-clock time
-HUNG_FLOOR = 0.05  # CPU seconds a call of a submission that timed out before has at least, unless its exercise says (Pace)
+HUNG_FLOOR = AFTER_TIMEOUT  # CPU seconds a call of a submission that timed out before has at least, unless its exercise says
 SLOWEST_FACTOR = 10  # ... or this many times its slowest answered call, if that is more
 LAZY_GRACE = 0.05  # seconds a call runs before its clock is first read (see CallTimer)
 
@@ -52,8 +54,8 @@ class Pace:
 
         A submission that hung before will most likely hang again: its calls get ten times the
         slowest call it has answered, at least the floor, at most `timeout`. Each later hang then
-        costs the floor (0.05 s of CPU unless the exercise says) where it cost the whole limit. Both figures are CPU times, so the same
-        file gets the same limits alone or beside any other submission. What this can fail is a
+        costs the floor (the exercise's `after_timeout`) where it cost the whole limit. Both figures
+        are CPU times, so the same file gets the same limits alone or beside any other submission. What this can fail is a
         call ten times slower than every call the submission answered, after it timed out once.
         """
         if not self.hung:

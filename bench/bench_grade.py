@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_grade.py [--class memo|diverse|copies] [--size 500] [--sample 12]
                                           [--timeout 1] [--budget 5] [--kit-defaults]
-                                          [--variant LABEL=SPEC ... --rounds N]
+                                          [--variant LABEL=SPEC ... --rounds N] [--without-hanging]
 
 Three shapes of class (bench/mutants.py writes the last two):
 - `memo` (the default): correct solutions, a few common bugs, as a class has, and 3 that hang;
@@ -23,6 +23,10 @@ one session. A variant's SPEC is its code, then `;`-separated variables and `gra
 `--variant memo=. --variant plain=.;--no-memo --variant shrunk=.;KIT_COUNTEREXAMPLE=shrunk`.
 Each variant's results are compared with the first's (statuses, scores, messages, output,
 diagnoses), and bench/out/bench_grade_variants_SHAPE.json gets every round's time.
+
+`--without-hanging` first grades the class once, untimed, and leaves out every file with a
+test that timed out: what is left measures the engine, not the CPU that a time limit counted in
+CPU time makes each hanging file spend (docs/isolation.md, "What a cell costs").
 """
 
 from __future__ import annotations
@@ -147,6 +151,18 @@ def write_class(shape: str, directory: Path, size: int) -> dict[str, int]:
     return {"copies": mutants.copies_class(directory)}
 
 
+def without_hanging(klass: Path, work: Path, options: list[str]) -> list[str]:
+    """Remove from the class every file with a test that timed out, graded once by this tree; their names."""
+    out = work / "out_hanging"
+    grade_class(klass, out, options, None)
+    results = json.loads((out / "results.json").read_text())["submissions"]
+    hanging = sorted(r["submission"] for r in results if any(t["status"] == "timeout" for t in r["tests"]))
+    for name in hanging:
+        (klass / name).unlink()
+    shutil.rmtree(out, ignore_errors=True)
+    return hanging
+
+
 def pytest_loop(paths: list[Path], budget: float, limit: float) -> float:
     """Seconds per submission for one `pytest hidden_tests --submission F` each (a hanging one stopped at `limit`)."""
     started = time.perf_counter()
@@ -251,6 +267,7 @@ def compare_variants(args: argparse.Namespace, klass: Path, work: Path, options:
     figures = {
         "class": args.shape,
         "submissions": size,
+        "without_hanging": args.without_hanging,
         "options": options,
         "rounds": args.rounds,
         "load_average": loads,
@@ -292,17 +309,22 @@ def main() -> None:
     parser.add_argument("--baseline", metavar="REV", help="also grade the class with this git revision's code, in the same run")
     parser.add_argument("--variant", action="append", metavar="LABEL=SPEC", help="grade with each variant instead (see above)")
     parser.add_argument("--rounds", type=int, default=2, help="with --variant: rounds of every variant")
+    parser.add_argument("--without-hanging", action="store_true", help="leave out the files with a test that timed out")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench_grade."))
     try:
         klass = work / "class"
         klass.mkdir()
         counts = write_class(args.shape, klass, args.size)
-        size = len(list(klass.iterdir()))
         out = work / "out"
         options = ["--jobs", str(args.jobs)]
         if not args.kit_defaults:
             options += ["--timeout", str(args.timeout), "--budget", str(args.budget)]
+        if args.without_hanging:
+            hanging = without_hanging(klass, work, options)
+            counts["left out, hanging"] = len(hanging)
+            print(f"left out {len(hanging)} hanging files: {' '.join(hanging)}", flush=True)
+        size = len(list(klass.iterdir()))
         if args.variant:
             compare_variants(args, klass, work, options)
             return

@@ -26,7 +26,7 @@ diagnoses), and bench/out/bench_grade_variants_SHAPE.json gets every round's tim
 
 `--without-hanging` first grades the class once, untimed, and leaves out every file with a
 test that timed out: what is left measures the engine, not the CPU that a time limit counted in
-CPU time makes each hanging file spend (docs/isolation.md, "What a cell costs").
+CPU time makes each hanging file spend (docs/isolation.md, "What a fresh cell costs").
 """
 
 from __future__ import annotations

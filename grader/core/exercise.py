@@ -75,11 +75,11 @@ TIER_FIELDS: dict[str, tuple[type, Any]] = {
 }
 
 
-# eq=False: an exercise is one folder's, loaded once (`load`); compared and hashed as that object,
-# so the engine's per-exercise caches can be keyed by it.
 AFTER_TIMEOUT = 0.05  # `[limits] after_timeout` where exercise.toml gives none (see after_timeout below)
 
 
+# eq=False: an exercise is one folder's, loaded once (`load`); compared and hashed as that object,
+# so the engine's per-exercise caches can be keyed by it.
 @dataclass(frozen=True, eq=False)
 class Exercise:
     id: str

@@ -55,8 +55,9 @@ class Pace:
         A submission that hung before will most likely hang again: its calls get ten times the
         slowest call it has answered, at least the floor, at most `timeout`. Each later hang then
         costs the floor (the exercise's `after_timeout`) where it cost the whole limit. Both figures
-        are CPU times, so the same file gets the same limits alone or beside any other submission. What this can fail is a
-        call ten times slower than every call the submission answered, after it timed out once.
+        are CPU times, so the same file gets the same limits alone or beside any other submission.
+        What this can fail is a call ten times slower than every call the submission answered,
+        after it timed out once.
         """
         if not self.hung:
             return timeout

@@ -1,0 +1,31 @@
+"""bench/bench_cell.py: each part of a cell is timed for real, and the benchmark leaves no cgroup behind."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import KIT_ROOT
+
+_spec = importlib.util.spec_from_file_location("bench_cell", KIT_ROOT / "bench" / "bench_cell.py")
+bench_cell = sys.modules.setdefault("bench_cell", importlib.util.module_from_spec(_spec))
+_spec.loader.exec_module(bench_cell)
+
+
+def _bench_folders() -> list[Path]:
+    return [p for p in Path("/sys/fs/cgroup").glob("**/cell-bench-*") if p.is_dir()]
+
+
+@pytest.mark.needs_root("the benchmark makes namespaces and cgroups as the grader does as root")
+def test_each_part_of_a_cell_costs_cpu_and_no_cgroup_is_left():
+    server = bench_cell.server_parts(5)
+    assert set(server) == {"process", "namespaces", "busy_process", "busy_namespaces"}
+    # A fork of a Python process costs something; its namespaces and mounts come on top of it.
+    assert server["process"] > 0 and server["namespaces"] > server["process"] * 0.5
+    assert all(value >= 0 for value in server.values())
+    cgroup = bench_cell.cgroup_parts(5)
+    assert set(cgroup) == {"cgroups", "busy_cgroups"}
+    assert cgroup["cgroups"] > 0
+    assert _bench_folders() == []

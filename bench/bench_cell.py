@@ -38,6 +38,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+sys.path.insert(0, str(ROOT / "bench"))
+
+import bench_grade
+from bench_grade import busy
+
 from grader.sandbox import cgroups, child
 from grader.sandbox.interpreter import PYTHON
 from grader.sandbox.jail import Limits
@@ -108,12 +113,6 @@ def cpu() -> float:
     return mine.ru_utime + mine.ru_stime + theirs.ru_utime + theirs.ru_stime
 
 
-def busy() -> float:
-    with open("/proc/stat") as f:
-        user, nice, system, idle, iowait, irq, softirq = map(int, f.readline().split()[1:8])
-    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
-
-
 def server_parts(cells: int) -> dict[str, float]:
     """CPU seconds a cell of a server-sized process: forked and exited ("process"), and with its namespaces."""
     tmpfs = Limits().tmpfs()
@@ -156,9 +155,6 @@ def cgroup_parts(cells: int) -> dict[str, float]:
 
 def per_file(revision: str, size: int, rounds: int) -> dict[str, dict[str, float]]:
     """The machine's busy CPU a file while `revision`, then this tree, grade bench_grade.py's memo class, interleaved."""
-    sys.path.insert(0, str(ROOT / "bench"))
-    import bench_grade
-
     work = Path(tempfile.mkdtemp(prefix="bench_cell."))
     try:
         klass = work / "class"
@@ -171,9 +167,9 @@ def per_file(revision: str, size: int, rounds: int) -> dict[str, dict[str, float
         taken: dict[str, list[tuple[float, float]]] = {label: [] for label in kits}
         for round_ in range(rounds):
             for label, kit in list(kits.items())[:: 1 if round_ % 2 == 0 else -1]:
-                machine = busy()
+                before = busy()
                 seconds, _, _ = bench_grade.grade_class(klass, work / "out", options, kit)
-                taken[label].append(((busy() - machine) / size, seconds))
+                taken[label].append(((busy() - before) / size, seconds))
                 shutil.rmtree(work / "out")
         return {
             label: {

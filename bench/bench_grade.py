@@ -13,8 +13,9 @@ Three shapes of class (bench/mutants.py writes the last two):
 The loop of one `pytest hidden_tests --submission F` per file is timed on a random sample of
 the same class (it is slow) and scaled to a rate. Both figures come from the same run on the
 same machine, so their ratio holds even when the machine is busy. Prints the figures with the
-load average and the number of distinct behaviours (distinct verdict vectors), and writes
-bench/out/bench_grade[_SHAPE].json.
+load average, the number of distinct behaviours (distinct verdict vectors) and the machine's CPU
+a file while grading (`/proc/stat`: what the grading cost, where the wall-clock time also holds
+the moments a core waited), and writes bench/out/bench_grade[_SHAPE].json.
 
 With `--variant`, the class is graded instead by each variant in turn, `--rounds` times,
 interleaved (A B, then B A), with no pytest loop: the way to measure one mechanism on and off in
@@ -22,7 +23,7 @@ one session. A variant's SPEC is its code, then `;`-separated variables and `gra
 `.` (this tree), `rev:REV` (a git revision) or a folder holding the kit's code, as in
 `--variant memo=. --variant plain=.;--no-memo --variant shrunk=.;KIT_COUNTEREXAMPLE=shrunk`.
 Each variant's results are compared with the first's (statuses, scores, messages, output,
-diagnoses), and bench/out/bench_grade_variants_SHAPE.json gets every round's time.
+diagnoses), and bench/out/bench_grade_variants_SHAPE.json gets every round's time and CPU a file.
 
 `--without-hanging` first grades the class once, untimed, and leaves out every file with a
 test that timed out: what is left measures the engine, not the CPU that a time limit counted in
@@ -176,6 +177,17 @@ def pytest_loop(paths: list[Path], budget: float, limit: float) -> float:
     return (time.perf_counter() - started) / len(paths)
 
 
+def busy() -> float:
+    """Seconds the machine's CPUs have been busy since it started, all cores together (/proc/stat).
+
+    Read around a grading, it is the CPU the grading took (and whatever else ran meanwhile): the
+    cost a file, where the wall-clock time also holds the moments a core waited for nothing.
+    """
+    with open("/proc/stat") as f:
+        user, nice, system, _idle, _iowait, irq, softirq = map(int, f.readline().split()[1:8])
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
+
+
 def grade_class(
     klass: Path, out: Path, options: list[str], kit: Path | None, variables: dict[str, str] | None = None
 ) -> tuple[float, str, int]:
@@ -246,14 +258,17 @@ def compare_variants(args: argparse.Namespace, klass: Path, work: Path, options:
         warm_up(klass, work / f"warm_{label}", options + extra, kit, variables)
     size = len(list(klass.iterdir()))
     seconds: dict[str, list[float]] = {label: [] for label, *_ in variants}
+    cpu: dict[str, list[float]] = {label: [] for label, *_ in variants}  # the machine's CPU a file, ms
     differ: dict[str, list[str]] = {}
     first: list[dict] | None = None
     loads = [round(os.getloadavg()[0], 2)]
     for round_ in range(args.rounds):
         for label, kit, variables, extra in variants if round_ % 2 == 0 else variants[::-1]:
             out = work / f"out_{label}_{round_}"
+            before = busy()
             took, _, _ = grade_class(klass, out, options + extra, kit, variables)
             seconds[label].append(round(took, 2))
+            cpu[label].append(round(1000 * (busy() - before) / size, 1))
             results = json.loads((out / "results.json").read_text())["submissions"]
             if label == variants[0][0] and first is None:
                 first = results
@@ -261,9 +276,13 @@ def compare_variants(args: argparse.Namespace, klass: Path, work: Path, options:
                 differ.setdefault(label, [])
                 differ[label] += [name for name in same_results(first, results) if name not in differ[label]]
             shutil.rmtree(out, ignore_errors=True)
-            print(f"round {round_ + 1} {label}: {took:.2f} s (load {os.getloadavg()[0]:.2f})", flush=True)
+            print(
+                f"round {round_ + 1} {label}: {took:.2f} s, {cpu[label][-1]} ms of CPU a file (load {os.getloadavg()[0]:.2f})",
+                flush=True,
+            )
         loads.append(round(os.getloadavg()[0], 2))
     base = statistics.median(seconds[variants[0][0]])
+    base_cpu = statistics.median(cpu[variants[0][0]])
     figures = {
         "class": args.shape,
         "submissions": size,
@@ -278,6 +297,9 @@ def compare_variants(args: argparse.Namespace, klass: Path, work: Path, options:
                 "median_seconds": statistics.median(seconds[label]),
                 "per_second": round(size / statistics.median(seconds[label]), 2),
                 "time_vs_first": round(statistics.median(seconds[label]) / base, 3),
+                "cpu_ms_per_file": cpu[label],
+                "median_cpu_ms_per_file": statistics.median(cpu[label]),
+                "cpu_vs_first": round(statistics.median(cpu[label]) / base_cpu, 3),
                 "results_differ_from_first": differ.get(label, []),
             }
             for (label, *_), text in zip(variants, args.variant)
@@ -286,7 +308,8 @@ def compare_variants(args: argparse.Namespace, klass: Path, work: Path, options:
     for label, row in figures["variants"].items():
         print(
             f"{label:>16}: median {row['median_seconds']:.2f} s ({row['per_second']}/s), {row['time_vs_first']:.3f}x the first's time, "
-            f"rounds {row['seconds']}, {len(row['results_differ_from_first'])} results differ"
+            f"{row['median_cpu_ms_per_file']} ms of CPU a file ({row['cpu_vs_first']:.3f}x), rounds {row['seconds']}, "
+            f"{len(row['results_differ_from_first'])} results differ"
         )
     (ROOT / "bench" / "out").mkdir(exist_ok=True)
     (ROOT / "bench" / "out" / f"bench_grade_variants_{args.shape}.json").write_text(json.dumps(figures, indent=2) + "\n")
@@ -336,11 +359,15 @@ def main() -> None:
             # Untimed first: a fresh copy has no build/cache, and its first grade draws the property
             # tests' examples (seconds, once per kit version) that the working tree has drawn already.
             warm_up(klass, work / "warm_baseline", options, kit)
+            before = busy()
             baseline_seconds, _, _ = grade_class(klass, work / "out_baseline", options, kit)
             baseline = {"revision": args.baseline, "grade_seconds": round(baseline_seconds, 2)}
+            baseline["grade_cpu_ms_per_file"] = round(1000 * (busy() - before) / size, 1)
             baseline["grade_per_second"] = round(size / baseline_seconds, 2)
         warm_up(klass, work / "warm", options, None)
+        before = busy()
         grade_seconds, summary, peak = grade_class(klass, out, options, None)
+        grade_cpu = 1000 * (busy() - before) / size
         results = json.loads((out / "results.json").read_text())["submissions"]
         # The obvious alternative: one pytest process per submission, on a sample of the same class.
         # The memo class's hangers are left out of it (each would cost the loop its budget).
@@ -361,6 +388,7 @@ def main() -> None:
             "load_average_after": [round(x, 2) for x in load_after],
             "grade_seconds": round(grade_seconds, 2),
             "grade_per_second": round(size / grade_seconds, 1),
+            "grade_cpu_ms_per_file": round(grade_cpu, 1),
             "pytest_loop_sample": len(sample),
             "pytest_loop_seconds_per_submission": round(loop_seconds, 2),
             "pytest_loop_per_second": round(1 / loop_seconds, 2),

@@ -95,7 +95,8 @@ SERVER = textwrap.dedent(
                 try:
                     if part == "namespaces":
                         room()
-                except BaseException:
+                except BaseException as exc:
+                    os.write(2, f"{type(exc).__name__}: {exc}\\n".encode())
                     code = 1
                 os._exit(code)
             if part == "namespaces":

@@ -36,9 +36,7 @@ import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-sys.path.insert(0, str(ROOT / "bench"))
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 import bench_grade
 from bench_grade import busy
@@ -155,26 +153,20 @@ def cgroup_parts(cells: int) -> dict[str, float]:
 
 
 def per_file(revision: str, size: int, rounds: int) -> dict[str, dict[str, float]]:
-    """The machine's busy CPU a file while `revision`, then this tree, grade bench_grade.py's memo class, interleaved."""
+    """The machine's busy CPU a file while `revision` and this tree grade bench_grade.py's memo class, interleaved."""
     work = Path(tempfile.mkdtemp(prefix="bench_cell."))
     try:
         klass = work / "class"
         klass.mkdir()
         bench_grade.make_class(klass, size)
-        kits = {revision: bench_grade.unpacked(revision, work / "kit"), "this tree": None}
+        variants = [bench_grade.variant(f"{revision}=rev:{revision}", work), bench_grade.variant("this tree=.", work)]
         options = ["--jobs", "2", "--timeout", "1", "--budget", "5"]
-        for label, kit in kits.items():
-            bench_grade.warm_up(klass, work / f"warm {label}", options, kit)
-        taken: dict[str, list[tuple[float, float]]] = {label: [] for label in kits}
-        for round_ in range(rounds):
-            for label, kit in list(kits.items())[:: 1 if round_ % 2 == 0 else -1]:
-                before = busy()
-                seconds, _, _ = bench_grade.grade_class(klass, work / "out", options, kit)
-                taken[label].append(((busy() - before) / size, seconds))
-                shutil.rmtree(work / "out")
+        taken: dict[str, list[tuple[float, float]]] = {label: [] for label, *_ in variants}
+        for _, label, seconds, cpu_ms, _ in bench_grade.graded_rounds(klass, work, options, variants, rounds):
+            taken[label].append((cpu_ms, seconds))
         return {
             label: {
-                "ms_per_file": round(1000 * statistics.median(b for b, _ in rows), 2),
+                "ms_per_file": round(statistics.median(c for c, _ in rows), 2),
                 "seconds": round(statistics.median(s for _, s in rows), 2),
             }
             for label, rows in taken.items()

@@ -44,6 +44,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import mutants  # bench/mutants.py: the script's own folder is first on sys.path
@@ -251,36 +252,49 @@ def same_results(a: list[dict], b: list[dict]) -> list[str]:
     return [x["submission"] for x, y in zip(a, b) if grade(x) != grade(y)]
 
 
+def graded_rounds(
+    klass: Path, work: Path, options: list[str], variants: list[tuple[str, Path | None, dict[str, str], list[str]]], rounds: int
+) -> Iterator[tuple[int, str, float, float, list[dict]]]:
+    """Grade the class with each variant (`variant()`), each warmed up first, `rounds` times, interleaved (A B, then
+    B A): for each grading as it ends, its round, its variant's label, its seconds, the machine's CPU a file (ms) and
+    its results."""
+    for label, kit, variables, extra in variants:
+        warm_up(klass, work / f"warm_{label}", options + extra, kit, variables)
+    size = len(list(klass.iterdir()))
+    for round_ in range(rounds):
+        for label, kit, variables, extra in variants if round_ % 2 == 0 else variants[::-1]:
+            out = work / f"out_{label}_{round_}"
+            before = busy()
+            took, _, _ = grade_class(klass, out, options + extra, kit, variables)
+            cpu_ms = 1000 * (busy() - before) / size
+            results = json.loads((out / "results.json").read_text())["submissions"]
+            shutil.rmtree(out, ignore_errors=True)
+            yield round_, label, took, cpu_ms, results
+
+
 def compare_variants(args: argparse.Namespace, klass: Path, work: Path, options: list[str]) -> None:
     """Grade the class with each variant, interleaved, `args.rounds` times; print and write the figures."""
     variants = [variant(text, work) for text in args.variant]
-    for label, kit, variables, extra in variants:
-        warm_up(klass, work / f"warm_{label}", options + extra, kit, variables)
     size = len(list(klass.iterdir()))
     seconds: dict[str, list[float]] = {label: [] for label, *_ in variants}
     cpu: dict[str, list[float]] = {label: [] for label, *_ in variants}  # the machine's CPU a file, ms
     differ: dict[str, list[str]] = {}
     first: list[dict] | None = None
     loads = [round(os.getloadavg()[0], 2)]
-    for round_ in range(args.rounds):
-        for label, kit, variables, extra in variants if round_ % 2 == 0 else variants[::-1]:
-            out = work / f"out_{label}_{round_}"
-            before = busy()
-            took, _, _ = grade_class(klass, out, options + extra, kit, variables)
-            seconds[label].append(round(took, 2))
-            cpu[label].append(round(1000 * (busy() - before) / size, 1))
-            results = json.loads((out / "results.json").read_text())["submissions"]
-            if label == variants[0][0] and first is None:
-                first = results
-            elif first is not None and label != variants[0][0]:
-                differ.setdefault(label, [])
-                differ[label] += [name for name in same_results(first, results) if name not in differ[label]]
-            shutil.rmtree(out, ignore_errors=True)
-            print(
-                f"round {round_ + 1} {label}: {took:.2f} s, {cpu[label][-1]} ms of CPU a file (load {os.getloadavg()[0]:.2f})",
-                flush=True,
-            )
-        loads.append(round(os.getloadavg()[0], 2))
+    for done, (round_, label, took, cpu_ms, results) in enumerate(graded_rounds(klass, work, options, variants, args.rounds), 1):
+        seconds[label].append(round(took, 2))
+        cpu[label].append(round(cpu_ms, 1))
+        if label == variants[0][0] and first is None:
+            first = results
+        elif first is not None and label != variants[0][0]:
+            differ.setdefault(label, [])
+            differ[label] += [name for name in same_results(first, results) if name not in differ[label]]
+        print(
+            f"round {round_ + 1} {label}: {took:.2f} s, {cpu[label][-1]} ms of CPU a file (load {os.getloadavg()[0]:.2f})",
+            flush=True,
+        )
+        if done % len(variants) == 0:
+            loads.append(round(os.getloadavg()[0], 2))
     base = statistics.median(seconds[variants[0][0]])
     base_cpu = statistics.median(cpu[variants[0][0]])
     figures = {

@@ -7,8 +7,12 @@ answers to calls it never made, and never wait on the submission past its time l
 
 from __future__ import annotations
 
+import collections
+import enum
 import functools
 import json
+import marshal
+import os
 import subprocess
 import sys
 import textwrap
@@ -333,6 +337,45 @@ def test_a_helper_module_named_wire_is_the_students_not_the_sandboxs():
         assert box.meteor_score("a", "b") == 0.25
     with pytest.raises(LoadError, match="No module named 'wire'"):
         SandboxedSubmission("student.py", source=source)
+
+
+def test_the_tests_values_reach_the_submission_as_they_passed_them():
+    # JSON made a list of a tuple and a string of an int key, and refused a set: the page passes them all as they are.
+    source = "def meteor_score(r, c, **k):\n    return repr((r, c, k))\n"
+    with SandboxedSubmission("student.py", source=source) as box:
+        assert box.meteor_score((1, "a"), {1: {2.5}}, alpha=b"x") == repr(((1, "a"), {1: {2.5}}, {"alpha": b"x"}))
+        point = collections.namedtuple("Point", "x y")(1, 2)  # what marshal cannot write goes as JSON, as before
+        assert box.meteor_score(point, "c") == repr(([1, 2], "c", {}))
+
+
+def _request_body(message: dict) -> bytes:
+    framed = wire.request(message)
+    assert int.from_bytes(framed[:4], "big") == len(framed) - 4
+    return framed[4:]
+
+
+def test_a_request_is_marshal_unless_marshal_cannot_write_it_and_a_malformed_one_is_refused(tmp_path):
+    calls = [[[(1, 2), {3: "x"}], {}]]
+    assert _request_body({"seq": 1, "calls": calls})[:1] == b"m"
+    assert _request_body({"seq": 1, "calls": [[[enum.IntEnum("E", "A").A], {}]]})[:1] == b"j"
+    for body, expected in [
+        (_request_body({"seq": 1, "calls": calls}), {"seq": 1, "calls": calls}),
+        (b"m" + marshal.dumps([1]), wire.ProtocolError),  # not a dict
+        (b"m" + marshal.dumps({"seq": 1})[:-3], wire.ProtocolError),  # cut short
+        (b"x{}", wire.ProtocolError),
+        (b"j[]", wire.ProtocolError),
+    ]:
+        read, write = os.pipe()
+        os.write(write, len(body).to_bytes(4, "big") + body)
+        os.close(write)
+        try:
+            if expected is wire.ProtocolError:
+                with pytest.raises(wire.ProtocolError):
+                    wire.read_request(read, wire.REQUEST_LIMIT)
+            else:
+                assert wire.read_request(read, wire.REQUEST_LIMIT) == expected
+        finally:
+            os.close(read)
 
 
 INTS = st.integers(-(2**62), 2**62)  # past 2**63 an int crosses as a float, by design

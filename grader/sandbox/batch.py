@@ -73,7 +73,7 @@ class Batch:
                 request = {"seq": self.seq, "calls": calls}
                 if self.gather_until is not None:
                     request["gather"] = True
-                self.pipes.send(self.pipes.opened.req_w, request, deadline=started + (limit if by_budget else wall_cap(limit)))
+                self.pipes.request(request, started + (limit if by_budget else wall_cap(limit)))
         except TimeoutError:
             self.pipes.ended, self.pipes.cpu_used, self.pipes.own_used = "wall", 0.0, wall_cap(limit)
             yield self._late(by_budget, limit)

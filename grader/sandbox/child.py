@@ -17,7 +17,7 @@ Three kinds of process live here, each forked from the one before:
 - the **child**: it drops every privilege (a uid of its own that nobody holds, or no capability
   in a user namespace), takes the rlimits and the seccomp filter the grader built, then receives
   the submission's code on its pipe and answers calls. Everything travels on pipes (wire.py:
-  length-prefixed JSON, and a line per answer); what the submission prints goes to a memfd
+  length-prefixed JSON or, for requests, marshal, and a line per answer); what the submission prints goes to a memfd
   behind descriptors 1 and 2 and comes back as data, cut to its head.
 """
 
@@ -73,6 +73,14 @@ def read_message(fd):
     """The grader's next message; None at the end of the pipe, or for one that is malformed (then we stop)."""
     try:
         return wire.read_message(fd, wire.REQUEST_LIMIT)
+    except wire.ProtocolError:
+        return None
+
+
+def read_request(fd):
+    """The grader's next request (its code, a batch of calls); None at the end of the pipe or for one that is malformed."""
+    try:
+        return wire.read_request(fd, wire.REQUEST_LIMIT)
     except wire.ProtocolError:
         return None
 
@@ -406,7 +414,7 @@ class Cell:
                 if PROC[0] is not None:
                     os.close(PROC[0])  # a way out of the chroot: closed before any submission code runs
                 become_the_submission(self.config, self.uid, self.seccomp)
-                init = read_message(self.req_r)  # the code comes to the child, never to the cell's init
+                init = read_request(self.req_r)  # the code comes to the child, never to the cell's init
                 if init is not None:
                     run_child(init, self.req_r, self.resp_w)
             finally:
@@ -652,7 +660,7 @@ def run_child(init, req_r, resp_w):
         LIBC.prctl(PR_SET_NAME, b"kit-child", 0, 0, 0)
         out.renew()
         reseed()
-        request = read_message(req_r)
+        request = read_request(req_r)
         if request is None or request.get("resume") is not True or type(request.get("seq")) is not int:
             os._exit(0)
         seq = request["seq"]  # answered below as the load was (what the file said when it loaded), once our copy is set aside
@@ -660,7 +668,7 @@ def run_child(init, req_r, resp_w):
             break  # the grader asks no fresh child after this one: no copy is set aside (a fork, and its exit)
     write_answer(resp_w, seq, {"load": load})
     while True:
-        request = read_message(req_r)
+        request = read_request(req_r)
         if os.getpid() != me:
             os._exit(0)
         if request is None:

@@ -44,7 +44,7 @@ class Loading:
         }
         try:
             # The code goes to the child alone: the server never holds a submission.
-            pipes.send(pipes.opened.req_w, request, deadline=time.monotonic() + (wall_cap(limit) if cap is None else cap))
+            pipes.request(request, time.monotonic() + (wall_cap(limit) if cap is None else cap))
             if meanwhile is not None:
                 meanwhile()  # the grader's own work while the child loads the file
             payload = pipes.read_answer(seq, limit, cap)
@@ -64,7 +64,7 @@ class Loading:
         """
         try:
             request = {"seq": seq, "resume": True, **({"last": True} if last else {})}
-            pipes.send(pipes.opened.req_w, request, deadline=time.monotonic() + wall_cap(limit))
+            pipes.request(request, time.monotonic() + wall_cap(limit))
             payload = pipes.read_answer(seq, limit)
             return None if payload is None else wire.check_load(payload)
         except TimeoutError:

@@ -37,6 +37,10 @@ class ChildPipes:
     def send(self, fd: int, message: dict, deadline: float | None = None) -> None:
         wire.send(fd, message, time.monotonic() + 2.0 if deadline is None else deadline)
 
+    def request(self, message: dict, deadline: float) -> None:
+        """Send the child a request (wire.request): its code, or a batch of calls."""
+        wire.send_request(self.opened.req_w, message, deadline)
+
     def reset(self, child: int) -> None:
         """A new child: nothing the last one wrote is read as its own."""
         self.child, self.exit = child, None

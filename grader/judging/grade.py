@@ -1,8 +1,8 @@
 """A whole class graded, each submission jailed, several at a time: the worker pool, and what a worker does with one submission.
 
 `grade_all` forks `jobs` workers, one a core, and hands each the next submission as soon as it is free (and to
-extra workers while the cores stand idle: runs.IdleCores); a
-worker that dies or runs past its budget is replaced, and its submission reported. Each worker's
+extra workers while the cores stand idle: runs.IdleCores); a worker that dies or runs past its budget
+is replaced, and its submission reported. Each worker's
 `Grader` reads the file (discovery.prepare), loads it in a sandbox of its own jail
 (grader/sandbox/host.py), runs the tests through its `Runs` (runs.py) and diagnoses the failures.
 `Memoized` runs them unless --no-memo says `Plain`, or the memoized side is not there; this module
@@ -12,6 +12,7 @@ alone chooses (pyproject.toml's import-linter contract). The results go back to 
 
 from __future__ import annotations
 
+import gc
 import itertools
 import multiprocessing
 import os
@@ -131,15 +132,11 @@ class Grader:
 def _worker(conn: Connection, settings: Settings, tests: Catalogue, cores: set[int] | None = None) -> None:
     """A grading process: takes (index, spec, what other workers learned) and answers (index, result, what it learned).
 
-    What a worker learned travels packed (Ran.learned), as bytes the parent passes on to the other
-    workers without reading them: unpickled and pickled again there, the memo's traces took half the
-    parent's CPU (0.9 s of 2 s on the 290 diverse files that do not hang), which it takes from the
-    cores the workers compute on.
-
+    What a worker learned travels packed (Ran.learned): the parent passes the bytes on to the other
+    workers without reading them, so it takes no CPU from the cores the workers compute on.
     `cores`: where it and its jail run, one core for each of --jobs's workers (runs.IdleCores's extra
-    ones share them). A worker and its jail take turns (a call, an answer): on one core each turn is
-    a switch there, on two a wakeup sent to the other. A new behaviour's run took up to twice as
-    long unpinned on this machine; a class of 500 took 5 % less time in all, measured paired.
+    ones share them): a worker and its jail take turns (a call, an answer), a switch on one core
+    rather than a wakeup sent to another (bench/log.md has the figures).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if cores is not None:
@@ -256,6 +253,7 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
         return _Slot(next(ids), process, parent)
 
     interrupted = False
+    gc.freeze()  # what is here lives for the run: no full collection walks it (here, nor in a worker, page by page)
     try:
         for place in range(min(workers, len(specs))):
             slots.append(start(place))
@@ -335,6 +333,7 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
             if slot.process.is_alive():
                 slot.process.kill()
                 slot.process.join()
+        gc.unfreeze()  # a caller that grades again (an audit) collects what it left meanwhile
     if interrupted:
         signal.signal(signal.SIGINT, handler)
         raise Interrupted(

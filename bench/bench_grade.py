@@ -312,7 +312,12 @@ def compare_variants(args: argparse.Namespace, klass: Path, work: Path, options:
                 "per_second": round(size / statistics.median(seconds[label]), 2),
                 "time_vs_first": round(statistics.median(seconds[label]) / base, 3),
                 "cpu_ms_per_file": cpu[label],
-                "median_cpu_ms_per_file": statistics.median(cpu[label]),
+                "median_cpu_ms_per_file": round(statistics.median(cpu[label]), 2),
+                # Each round's time over the first variant's in the same round: the machine's speed drifts
+                # between rounds (the same code took 8.1 and 9.6 s an hour apart), less within one.
+                "paired_time_vs_first": round(
+                    statistics.median(t / f for t, f in zip(seconds[label], seconds[variants[0][0]])), 3
+                ),
                 "cpu_vs_first": round(statistics.median(cpu[label]) / base_cpu, 3),
                 "results_differ_from_first": differ.get(label, []),
             }
@@ -322,7 +327,8 @@ def compare_variants(args: argparse.Namespace, klass: Path, work: Path, options:
     for label, row in figures["variants"].items():
         print(
             f"{label:>16}: median {row['median_seconds']:.2f} s ({row['per_second']}/s), {row['time_vs_first']:.3f}x the first's time, "
-            f"{row['median_cpu_ms_per_file']} ms of CPU a file ({row['cpu_vs_first']:.3f}x), rounds {row['seconds']}, "
+            f"{row['median_cpu_ms_per_file']} ms of CPU a file ({row['cpu_vs_first']:.3f}x), paired {row['paired_time_vs_first']:.3f}x, "
+            f"rounds {row['seconds']}, "
             f"{len(row['results_differ_from_first'])} results differ"
         )
     (ROOT / "bench" / "out").mkdir(exist_ok=True)

@@ -100,13 +100,7 @@ def send_request(fd: int, message: dict, deadline: float | None = None) -> None:
 
 def read_request(fd: int, limit: int) -> dict | None:
     """The child's next request (see `request`), None at the end of the pipe; ProtocolError if malformed."""
-    head = read_exact(fd, 4)
-    if head is None:
-        return None
-    size = _HEAD.unpack(head)[0]
-    if size > limit:
-        raise ProtocolError("message too large")
-    body = read_exact(fd, size)
+    body = read_body(fd, limit)
     if body is None:
         return None
     if body[:1] == b"j":
@@ -141,14 +135,19 @@ def read_exact(fd: int, n: int, deadline: float | None = None) -> bytes | None:
 
 def read_message(fd: int, limit: int, deadline: float | None = None) -> dict | None:
     """The next message, None at the end of the pipe or past the deadline; ProtocolError if malformed."""
+    body = read_body(fd, limit, deadline)
+    return None if body is None else parse_message(body)
+
+
+def read_body(fd: int, limit: int, deadline: float | None = None) -> bytes | None:
+    """A message's body (its length first, at most `limit`), None at the end of the pipe or past the deadline."""
     head = read_exact(fd, 4, deadline)
     if head is None:
         return None
     size = _HEAD.unpack(head)[0]
     if size > limit:
         raise ProtocolError("message too large")
-    body = read_exact(fd, size, deadline)
-    return None if body is None else parse_message(body)
+    return read_exact(fd, size, deadline)
 
 
 def parse_message(body: bytes) -> dict:

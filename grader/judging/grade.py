@@ -19,6 +19,7 @@ import os
 import signal
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 
@@ -252,23 +253,26 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
         child.close()
         return _Slot(next(ids), process, parent)
 
+    def hand_out(free: list[_Slot]) -> None:
+        """Each free worker gets the next file, while the cores have room (IdleCores)."""
+        for slot in free:
+            if not pending or sum(s.task is not None for s in slots) >= idle.allowed():
+                break
+            if slot.task is not None:
+                continue
+            index = pending.pop()
+            slot.task = (index, specs[index], [t for origin, t in traces[slot.seen :] if origin != slot.id])
+            slot.seen = len(traces)
+            slot.since = time.monotonic()
+            slot.conn.send(slot.task)
+
     interrupted = False
     gc.freeze()  # what is here lives for the run: no full collection walks it (here, nor in a worker, page by page)
     try:
         for place in range(min(workers, len(specs))):
             slots.append(start(place))
         while any(r is None for r in results):
-            # Each worker is given the next file as soon as it is free, while the cores have room (IdleCores).
-            for slot in slots:
-                if not pending or sum(s.task is not None for s in slots) >= idle.allowed():
-                    break
-                if slot.task is not None:
-                    continue
-                index = pending.pop()
-                slot.task = (index, specs[index], [t for origin, t in traces[slot.seen :] if origin != slot.id])
-                slot.seen = len(traces)
-                slot.since = time.monotonic()
-                slot.conn.send(slot.task)
+            hand_out(slots)
             ready = wait([s.conn for s in slots if s.task is not None], timeout=POOL_POLL)
             for slot in list(slots):
                 if slot.task is None:
@@ -286,21 +290,19 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
                         again = message[2] in explorers.explored and any(o != slot.id for o, _ in traces[slot.seen :])
                         if again:
                             pending.append(index)
-                        try:
+                        with suppress(OSError):  # it died: the next round's recv says so
                             slot.conn.send(False if again else explorers.claim(message[2], slot.id, index))
-                        except OSError:
-                            pass  # it died: the next round's recv says so
                         continue
                     if message[0] == "deferred":
                         slot.task = None
                         continue
                     _, result, new = message
                     if result is not None:
-                        results[index] = result = _recorded(result, specs[index])
-                        if new:
-                            traces.append((slot.id, new))
+                        traces += [(slot.id, new)] if new else []
                         slot.task = None
                         pending += explorers.release(slot.id, index)
+                        hand_out([slot])  # its next file first: the worker waits meanwhile
+                        results[index] = result = _recorded(result, specs[index])
                         if progress:
                             progress.update(result)
                         continue
@@ -324,10 +326,8 @@ def grade_all(specs: list[Spec], settings: Settings, jobs: int, progress: Progre
             if interrupted and slot.task is not None:
                 slot.process.terminate()  # it is busy: it would finish its submission first
                 continue
-            try:
+            with suppress(OSError):
                 slot.conn.send(None)
-            except OSError:
-                pass
         for slot in slots:
             slot.process.join(timeout=5)
             if slot.process.is_alive():

@@ -17,8 +17,9 @@ Three kinds of process live here, each forked from the one before:
 - the **child**: it drops every privilege (a uid of its own that nobody holds, or no capability
   in a user namespace), takes the rlimits and the seccomp filter the grader built, then receives
   the submission's code on its pipe and answers calls. Everything travels on pipes (wire.py:
-  length-prefixed JSON or, for requests, marshal, and a line per answer); what the submission prints goes to a memfd
-  behind descriptors 1 and 2 and comes back as data, cut to its head.
+  length-prefixed messages, JSON or, for the grader's requests, marshal, and a line per answer);
+  what the submission prints goes to a memfd behind descriptors 1 and 2 and comes back as data,
+  cut to its head.
 """
 
 import builtins

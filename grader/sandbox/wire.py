@@ -46,8 +46,11 @@ class ProtocolError(Exception):
 
 
 def frame(message: dict) -> bytes:
-    data = json.dumps(message).encode()
-    return _HEAD.pack(len(data)) + data
+    return framed(json.dumps(message).encode())
+
+
+def framed(body: bytes) -> bytes:
+    return _HEAD.pack(len(body)) + body
 
 
 def send(fd: int, message: dict, deadline: float | None = None) -> None:
@@ -88,10 +91,9 @@ def request(message: dict) -> bytes:
     request only ever travels from the grader to the child.
     """
     try:
-        data = b"m" + marshal.dumps(message)
+        return framed(b"m" + marshal.dumps(message))
     except ValueError:
-        data = b"j" + json.dumps(message).encode()
-    return _HEAD.pack(len(data)) + data
+        return framed(b"j" + json.dumps(message).encode())
 
 
 def send_request(fd: int, message: dict, deadline: float | None = None) -> None:

@@ -6,6 +6,8 @@ import ast
 import json
 import re
 import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -280,3 +282,22 @@ def test_the_check_begun_during_grading_takes_only_idle_cpu():
         assert policy == os.SCHED_IDLE
     finally:
         early.stop()
+
+
+def test_copydetect_is_imported_without_matplotlib_and_matplotlib_stays_importable():
+    # A process of its own: what this one imported already would hide both halves.
+    script = textwrap.dedent(
+        """
+        import io, sys
+        from grader.judging.similarity import fingerprint_class
+        CodeFingerprint = fingerprint_class()
+        code = "def f(words):\\n    return sorted(set(w.lower() for w in words))\\n" * 3
+        hashes = CodeFingerprint("a.py", 25, 1, language="python", fp=io.StringIO(code)).hashes
+        print(len(hashes) > 0, "matplotlib" in sys.modules, "matplotlib.pyplot" in sys.modules)
+        import matplotlib
+        print(hasattr(matplotlib, "__version__"), fingerprint_class() is CodeFingerprint)
+        """
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=KIT, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["True", "False", "False", "True", "True"]

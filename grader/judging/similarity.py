@@ -54,14 +54,41 @@ def digest_of(tokens: str) -> bytes:
     return hashlib.sha256(tokens.encode("utf-8", "replace")).digest()
 
 
+def fingerprint_class() -> type:
+    """copydetect's CodeFingerprint, imported without matplotlib.
+
+    `import copydetect` loads matplotlib.pyplot for its HTML report, which the kit never makes:
+    0.36 s of a core, 0.12 s without it (measured), taken while the workers grade on the same
+    cores. Unless matplotlib is loaded already, placeholders stand in for it during the import
+    and are gone after it, so a later `import matplotlib` gets the real one.
+    """
+    import sys
+    import types
+
+    if "copydetect" in sys.modules or "matplotlib" in sys.modules:
+        from copydetect import CodeFingerprint
+
+        return CodeFingerprint
+    stand_ins = {"matplotlib": types.ModuleType("matplotlib"), "matplotlib.pyplot": types.ModuleType("matplotlib.pyplot")}
+    stand_ins["matplotlib"].pyplot = stand_ins["matplotlib.pyplot"]  # type: ignore[attr-defined]
+    sys.modules.update(stand_ins)
+    try:
+        from copydetect import CodeFingerprint
+    finally:
+        for name, module in stand_ins.items():
+            if sys.modules.get(name) is module:
+                del sys.modules[name]
+    return CodeFingerprint
+
+
 def similar_pairs(results: list[dict], starter: str) -> list[dict]:
     """Pairs of submissions whose code overlaps, most overlap first: {"a", "b", "overlap", "identical"}.
 
     `starter`: the code every student was given (the exercise's problem/starter.py), which overlaps nothing.
     """
     import numpy as np
-    from copydetect import CodeFingerprint
 
+    CodeFingerprint = fingerprint_class()
     starter = CodeFingerprint(
         "starter.py",
         K,

@@ -54,6 +54,9 @@ def test_one_file_of_each_kind_is_graded_first_those_with_a_loop_before_and_the_
     # class; then one file of each other kind; then the copies.
     assert first_of_each_kind(list(range(len(texts))), sources) == [5, 0, 2, 1, 3, 4]
     assert first_of_each_kind([1, 3, 4], sources) == [1, 4, 3]
+    # Spaces around operators and indentation are layout too; a name or a number is not.
+    tight = [hangs, hangs.replace(", ", ",").replace("    ", "  "), hangs.replace("gamma", "gama"), hangs.replace("0.5", "0.6")]
+    assert first_of_each_kind([0, 1, 2, 3], tight) == [0, 2, 3, 1]
 
 
 def test_without_the_memo_a_worker_runs_every_test_plain_and_says_so(tests):

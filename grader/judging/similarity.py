@@ -14,6 +14,7 @@ import io
 import itertools
 import multiprocessing
 import os
+import re
 import signal
 import tokenize
 from collections.abc import Callable
@@ -46,12 +47,7 @@ def normal(source: str) -> str:
 
 def code_digest(source: str) -> bytes:
     """A digest of the code without comments or layout: equal for files that are 'identical'."""
-    return digest_of(normal(source))
-
-
-def digest_of(tokens: str) -> bytes:
-    """code_digest of code already made `normal` (tokenizing is the cost: once per file)."""
-    return hashlib.sha256(tokens.encode("utf-8", "replace")).digest()
+    return hashlib.sha256(normal(source).encode("utf-8", "replace")).digest()
 
 
 def fingerprint_class() -> type:
@@ -281,6 +277,13 @@ def _in_background(answer, entries: list[dict], starter: str) -> None:
 # ---------------------------------------------------------------- the class's code, for grade_class
 
 
+# The order of grading needs only a rough "same code": comments and layout dropped by patterns,
+# strings read as code (0.02 s for 500 files, where tokenizing them as `normal` does took 0.19 s,
+# all of it before the first file is handed out). Both found the same kinds in the bench's classes.
+COMMENT, SPACE_IN_WORDS, SPACE = re.compile(r"#[^\n]*"), re.compile(r"(?<=\w)\s+(?=\w)"), re.compile(r"\s+")
+LOOP = re.compile(r"\bwhile\b")
+
+
 def first_of_each_kind(todo: list[int], sources: list[str | None]) -> list[int]:
     """`todo` with one file of each distinct code first (the same code but for comments and layout), then the copies.
 
@@ -292,16 +295,15 @@ def first_of_each_kind(todo: list[int], sources: list[str | None]) -> list[int]:
     hanging files of the diverse class of 300, among its 56 with one). Results keep the class's
     order; only the order of grading changes, and no verdict depends on it.
     """
-    seen: set[bytes] = set()
+    seen: set[str] = set()
     loops, first, copies = [], [], []
     for index in todo:
-        tokens = normal(sources[index] or "")
-        digest = digest_of(tokens)
-        if digest in seen:
+        code = SPACE.sub("", SPACE_IN_WORDS.sub("\0", COMMENT.sub("", sources[index] or "")))
+        if code in seen:
             copies.append(index)
         else:
-            (loops if "while" in tokens.split("\0") else first).append(index)
-        seen.add(digest)
+            (loops if LOOP.search(code) else first).append(index)
+        seen.add(code)
     return loops + first + copies
 
 

@@ -22,8 +22,10 @@ interleaved (A B, then B A), with no pytest loop: the way to measure one mechani
 one session. A variant's SPEC is its code, then `;`-separated variables and `grade` options:
 `.` (this tree), `rev:REV` (a git revision) or a folder holding the kit's code, as in
 `--variant memo=. --variant plain=.;--no-memo --variant shrunk=.;KIT_COUNTEREXAMPLE=shrunk`.
-Each variant's results are compared with the first's (statuses, scores, messages, output,
-diagnoses), and bench/out/bench_grade_variants_SHAPE.json gets every round's time and CPU a file.
+Each variant's results are compared with the first's, and the submissions that differ are
+counted by aspect (score, statuses, messages, output, diagnosis): against an older revision a
+changed text is not a changed verdict. bench/out/bench_grade_variants_SHAPE.json gets every
+round's time and CPU a file, and those submissions.
 
 `--without-hanging` first grades the class once, untimed, and leaves out every file with a
 test that timed out: what is left measures the engine, not the CPU that a time limit counted in
@@ -242,14 +244,33 @@ def variant(text: str, work: Path) -> tuple[str, Path | None, dict[str, str], li
     return label, kit, variables, options
 
 
-def same_results(a: list[dict], b: list[dict]) -> list[str]:
-    """The submissions whose verdicts, scores, messages, output or diagnosis differ between two runs."""
+ASPECTS = ("score", "status", "message", "output", "diagnosis")
 
-    def grade(result: dict) -> tuple:
-        tests = [(t["name"], t["status"], t["score"], t["message"], t["output"]) for t in result["tests"]]
-        return result["status"], result["message"], result["score"], tests, result.get("diagnosis")
 
-    return [x["submission"] for x, y in zip(a, b) if grade(x) != grade(y)]
+def differences(a: list[dict], b: list[dict]) -> dict[str, list[str]]:
+    """The submissions whose score, statuses, messages, printed output or diagnosis differ between two runs, by aspect.
+
+    Against an older revision, what changed on purpose shows here too (a diagnosis that now names
+    the failing rules, a private twin drawing other inputs): the aspects tell a changed verdict
+    from a changed text."""
+
+    def aspects(result: dict) -> dict[str, object]:
+        tests = result["tests"]
+        return {
+            "score": result["score"],
+            "status": (result["status"], [(t["name"], t["status"], t["score"]) for t in tests]),
+            "message": (result["message"], [t["message"] for t in tests]),
+            "output": [t["output"] for t in tests],
+            "diagnosis": result.get("diagnosis"),
+        }
+
+    found: dict[str, list[str]] = {aspect: [] for aspect in ASPECTS}
+    for x, y in zip(a, b):
+        left, right = aspects(x), aspects(y)
+        for aspect in ASPECTS:
+            if left[aspect] != right[aspect]:
+                found[aspect].append(x["submission"])
+    return found
 
 
 def graded_rounds(
@@ -278,7 +299,7 @@ def compare_variants(args: argparse.Namespace, klass: Path, work: Path, options:
     size = len(list(klass.iterdir()))
     seconds: dict[str, list[float]] = {label: [] for label, *_ in variants}
     cpu: dict[str, list[float]] = {label: [] for label, *_ in variants}  # the machine's CPU a file, ms
-    differ: dict[str, list[str]] = {}
+    differ: dict[str, dict[str, list[str]]] = {}  # by variant, by aspect: the submissions that differ from the first's
     first: list[dict] | None = None
     loads = [round(os.getloadavg()[0], 2)]
     for done, (round_, label, took, cpu_ms, results) in enumerate(graded_rounds(klass, work, options, variants, args.rounds), 1):
@@ -287,8 +308,9 @@ def compare_variants(args: argparse.Namespace, klass: Path, work: Path, options:
         if label == variants[0][0] and first is None:
             first = results
         elif first is not None and label != variants[0][0]:
-            differ.setdefault(label, [])
-            differ[label] += [name for name in same_results(first, results) if name not in differ[label]]
+            seen = differ.setdefault(label, {aspect: [] for aspect in ASPECTS})
+            for aspect, names in differences(first, results).items():
+                seen[aspect] += [name for name in names if name not in seen[aspect]]
         print(
             f"round {round_ + 1} {label}: {took:.2f} s, {cpu[label][-1]} ms of CPU a file (load {os.getloadavg()[0]:.2f})",
             flush=True,
@@ -319,7 +341,8 @@ def compare_variants(args: argparse.Namespace, klass: Path, work: Path, options:
                     statistics.median(t / f for t, f in zip(seconds[label], seconds[variants[0][0]])), 3
                 ),
                 "cpu_vs_first": round(statistics.median(cpu[label]) / base_cpu, 3),
-                "results_differ_from_first": differ.get(label, []),
+                "results_differ_from_first": sorted({n for names in differ.get(label, {}).values() for n in names}),
+                "differ_from_first_by_aspect": differ.get(label, {aspect: [] for aspect in ASPECTS}),
             }
             for (label, *_), text in zip(variants, args.variant)
         },
@@ -329,7 +352,9 @@ def compare_variants(args: argparse.Namespace, klass: Path, work: Path, options:
             f"{label:>16}: median {row['median_seconds']:.2f} s ({row['per_second']}/s), {row['time_vs_first']:.3f}x the first's time, "
             f"{row['median_cpu_ms_per_file']} ms of CPU a file ({row['cpu_vs_first']:.3f}x), paired {row['paired_time_vs_first']:.3f}x, "
             f"rounds {row['seconds']}, "
-            f"{len(row['results_differ_from_first'])} results differ"
+            f"{len(row['results_differ_from_first'])} results differ ("
+            + ", ".join(f"{aspect} {len(names)}" for aspect, names in row["differ_from_first_by_aspect"].items())
+            + ")"
         )
     (ROOT / "bench" / "out").mkdir(exist_ok=True)
     (ROOT / "bench" / "out" / f"bench_grade_variants_{args.shape}.json").write_text(json.dumps(figures, indent=2) + "\n")

@@ -55,6 +55,9 @@ def shrunk(monkeypatch):
     monkeypatch.setenv(replay.ENV_COUNTEREXAMPLE, replay.SHRUNK)
 
 
+# Only the pinned hypothesis records (another one turns replay off): with the newest, this passed
+# only while a recording made by the earlier run happened to be readable in its worker.
+@pytest.mark.pinned_hypothesis
 def test_the_recording_holds_every_property_test_and_the_draws_made_in_their_bodies():
     recording = replay.ensure(EXERCISE, run)
     assert recording is not None

@@ -509,8 +509,8 @@ class Cell:
             self.reap_children()
             if not victims:
                 return keep in left
-            if attempt:
-                time.sleep(0.001)
+            if attempt and select.select([self.wake_r], [], [], 0.001)[0]:
+                os.read(self.wake_r, 4096)  # a child ended (SIGCHLD): look again at once, not after the millisecond
         return False
 
     @staticmethod

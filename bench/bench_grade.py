@@ -299,7 +299,7 @@ def compare_variants(args: argparse.Namespace, klass: Path, work: Path, options:
     size = len(list(klass.iterdir()))
     seconds: dict[str, list[float]] = {label: [] for label, *_ in variants}
     cpu: dict[str, list[float]] = {label: [] for label, *_ in variants}  # the machine's CPU a file, ms
-    differ: dict[str, dict[str, list[str]]] = {}  # by variant, by aspect: the submissions that differ from the first's
+    differ: dict[str, dict[str, set[str]]] = {}  # by variant, by aspect: the submissions that differ from the first's
     first: list[dict] | None = None
     loads = [round(os.getloadavg()[0], 2)]
     for done, (round_, label, took, cpu_ms, results) in enumerate(graded_rounds(klass, work, options, variants, args.rounds), 1):
@@ -308,9 +308,9 @@ def compare_variants(args: argparse.Namespace, klass: Path, work: Path, options:
         if label == variants[0][0] and first is None:
             first = results
         elif first is not None and label != variants[0][0]:
-            seen = differ.setdefault(label, {aspect: [] for aspect in ASPECTS})
+            seen = differ.setdefault(label, {aspect: set() for aspect in ASPECTS})
             for aspect, names in differences(first, results).items():
-                seen[aspect] += [name for name in names if name not in seen[aspect]]
+                seen[aspect].update(names)
         print(
             f"round {round_ + 1} {label}: {took:.2f} s, {cpu[label][-1]} ms of CPU a file (load {os.getloadavg()[0]:.2f})",
             flush=True,
@@ -341,8 +341,8 @@ def compare_variants(args: argparse.Namespace, klass: Path, work: Path, options:
                     statistics.median(t / f for t, f in zip(seconds[label], seconds[variants[0][0]])), 3
                 ),
                 "cpu_vs_first": round(statistics.median(cpu[label]) / base_cpu, 3),
-                "results_differ_from_first": sorted({n for names in differ.get(label, {}).values() for n in names}),
-                "differ_from_first_by_aspect": differ.get(label, {aspect: [] for aspect in ASPECTS}),
+                "results_differ_from_first": sorted(set().union(*differ.get(label, {}).values())),
+                "differ_from_first_by_aspect": {a: sorted(differ.get(label, {}).get(a, ())) for a in ASPECTS},
             }
             for (label, *_), text in zip(variants, args.variant)
         },

@@ -16,7 +16,9 @@ import multiprocessing
 import os
 import re
 import signal
+import sys
 import tokenize
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -58,9 +60,6 @@ def fingerprint_class() -> type:
     cores. Unless matplotlib is loaded already, placeholders stand in for it during the import
     and are gone after it, so a later `import matplotlib` gets the real one.
     """
-    import sys
-    import types
-
     if "copydetect" in sys.modules or "matplotlib" in sys.modules:
         from copydetect import CodeFingerprint
 

@@ -11,6 +11,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from grader.core import exercise
 from grader.core.results import ClassRun
@@ -301,3 +303,45 @@ def test_copydetect_is_imported_without_matplotlib_and_matplotlib_stays_importab
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=KIT, timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["True", "False", "False", "True", "True"]
+
+
+def _kit_python_files() -> list[Path]:
+    folders = ("grader", "tests", "solutions", "hidden_tests", "problem", "bench")
+    return sorted(p for folder in folders for p in (KIT / folder).rglob("*.py") if p.is_file())
+
+
+def test_the_filtered_text_is_copydetect_s_own_for_every_python_file_of_the_kit():
+    """lexing.filtered makes the text copydetect's filter_code makes (so the same fingerprints, the same pairs):
+    on the kit's code, its catalogue of solutions and mistakes, its hostile corpus and its exercises."""
+    from copydetect.utils import filter_code
+
+    from grader.judging import lexing
+
+    files = _kit_python_files()
+    assert len(files) > 300
+    for path in files:
+        source = path.read_text(encoding="utf-8", errors="replace")
+        assert lexing.filtered(source) == filter_code(source, path.name, "python")[0], path
+
+
+# Pieces that move pygments' Python lexer between its states: strings of every prefix and quote,
+# f-string expressions, imports, definitions, soft keywords, names it knows (builtins, magic
+# names, exceptions), characters that match others only without case ('ſ', the Kelvin sign).
+PIECES = (
+    "def ", "class ", "import ", "from ", " as ", ", ", "lazy ", "match ", "case ", "_", " ", "\t", "\n", "\r\n",
+    "\\", "\\\n", "#", "#!", "@", "x", "y1", "é", "ſ", "\u212a", "print", "self", "cls", "__init__", "__name__",
+    "ValueError", "None", "True", "not", "in", "is", "async for", "yield from", "lambda", "await",
+    '"', "'", '"""', "'''", 'f"', "f'", 'rb"', "Rb'", 'rf"', "FR'", 'u"', 'b"""', "t'",
+    "{", "}", "{{", "}}", "(", ")", "[", "]", ":", "=", "!r", "!=", "==", ".", "%", "%s", "%(a)d", "{0}",
+    "1", "0x1F", "1e5", "1.5j", "0o7", "0b1", "1_000",
+)  # fmt: skip
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(PIECES), max_size=60).map("".join))
+def test_the_filtered_text_is_copydetect_s_own_for_any_text(text):
+    from copydetect.utils import filter_code
+
+    from grader.judging import lexing
+
+    assert lexing.filtered(text) == filter_code(text, "x.py", "python")[0]

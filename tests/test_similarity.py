@@ -345,3 +345,15 @@ def test_the_filtered_text_is_copydetect_s_own_for_any_text(text):
     from grader.judging import lexing
 
     assert lexing.filtered(text) == filter_code(text, "x.py", "python")[0]
+
+
+def test_a_rule_keeps_its_own_flags_inside_a_joined_pattern():
+    from grader.judging.lexing import _branch
+
+    every = _branch(re.compile("a b # a comment", re.IGNORECASE | re.MULTILINE | re.DOTALL | re.VERBOSE))
+    none = _branch(re.compile("a b"))
+    assert every is not None and none is not None
+    joined = re.compile(f"(?P<r0>{every})|(?P<r1>{none})")
+    assert joined.match("AB").lastgroup == "r0"  # caseless and verbose, as the rule alone
+    assert joined.match("a b").lastgroup == "r1"  # the second rule: neither
+    assert _branch(re.compile(r"(a)\1")) is None  # a backreference cannot be joined

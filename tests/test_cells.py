@@ -254,6 +254,48 @@ def test_every_process_of_a_submission_dies_with_it(namespaces, restores_the_kit
         jail.close()
 
 
+ABANDONED = """
+import json, os, signal, sys, time
+from grader.sandbox import wire
+from grader.sandbox.child import STASH_LOOK
+from grader.sandbox.host import Jail, SandboxedSubmission
+mode = sys.argv[1]
+jail = Jail(mode=mode)
+box = SandboxedSubmission("a.py", jail=jail, source="def meteor_score(r, c, **k):\\n    return 0.5\\n", mode=mode)
+assert box.meteor_score("", "") == 0.5
+box.restart()  # the copy set aside as loaded, woken: the child now
+assert box.meteor_score("", "") == 0.5
+children = wire.children_of(wire.processes())
+cell, level = [], [jail.proc.pid]
+while level:
+    level = [c for pid in level for c in children.get(pid, ())]
+    cell += level
+os.kill(jail.proc.pid, signal.SIGKILL)  # the jail ends abruptly: its server killed, no cell closed
+jail.proc.wait()
+time.sleep(STASH_LOOK + 1.5)
+print(json.dumps({"cell": cell, "alive": [p.pid for p in wire.processes() if p.pid in cell and not p.zombie]}))
+"""
+
+
+def test_nothing_of_a_cell_outlives_a_jail_that_ends_abruptly_even_without_namespaces(tmp_path):
+    """The server killed with its cells open (a worker gone, a jail torn down): the cells' inits die with it,
+    their children with them, and the copies set aside as loaded see their cell gone. Mode none has no
+    pid namespace, no uid of its own and no cgroup that could do it instead (a stash was once left
+    waiting for days after CI, adopted by the machine's init)."""
+    run = subprocess.run(
+        [sys.executable, "-c", ABANDONED, "none"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(KIT_ROOT)},
+        cwd=str(tmp_path),
+    )
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout.strip().splitlines()[-1])
+    assert len(got["cell"]) >= 3  # two cells' inits (one made ahead), a child, a copy set aside
+    assert got["alive"] == []
+
+
 # ---------------------------------------------------------------- limits the kernel enforces
 
 

@@ -405,6 +405,7 @@ class Cell:
     def spawn(self):
         """Fork a child that becomes the submission and waits for its code; its pid."""
         self.reap_children()
+        init = os.getpid()
         child = os.fork()
         if child == 0:
             try:
@@ -415,6 +416,7 @@ class Cell:
                 if PROC[0] is not None:
                     os.close(PROC[0])  # a way out of the chroot: closed before any submission code runs
                 become_the_submission(self.config, self.uid, self.seccomp)
+                die_with_the_cell(init)
                 init = read_request(self.req_r)  # the code comes to the child, never to the cell's init
                 if init is not None:
                     run_child(init, self.req_r, self.resp_w)
@@ -709,13 +711,30 @@ def run_child(init, req_r, resp_w):
 
 WOKEN = object()  # what make_stash returns in the copy, once it is woken
 STASH_NAME = b"kit-stash"  # the copy's name (/proc/PID/comm) while it waits
+STASH_LOOK = 1.0  # seconds between a waiting copy's looks at whether its cell's init is still there
+
+
+def die_with_the_cell(init):
+    """SIGKILL when the cell's init ends, and now if it has: nothing of a cell outlives it, whatever the mode.
+
+    With a pid namespace the kernel kills the cell with its init anyway; without one (the
+    separate-uid jail where namespaces are refused, --no-sandbox), a jail ended abruptly (its
+    server killed, its worker gone) left its children and their copies waiting, adopted by the
+    machine's init. Set after the uid changes (a credential change clears it).
+    """
+    LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != init:
+        os._exit(0)
 
 
 def make_stash():
     """Fork a copy of this process that waits, signals blocked, until the cell's init sends it SIGUSR2.
 
-    In this process: the copy's pid. In the copy, once woken: WOKEN.
+    In this process: the copy's pid. In the copy, once woken: WOKEN. A copy whose parent is
+    neither this process nor the cell's init (which adopts it when this one is killed) has lost
+    its cell: it ends.
     """
+    me, init = os.getpid(), os.getppid()
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR2})
     LIBC.prctl(PR_SET_NAME, STASH_NAME, 0, 0, 0)  # the copy has the name the cell's init knows it by from its first instant
     pid = os.fork()
@@ -723,9 +742,11 @@ def make_stash():
         LIBC.prctl(PR_SET_NAME, b"kit-child", 0, 0, 0)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR2})
         return pid
-    while signal.sigwait({signal.SIGUSR2}) != signal.SIGUSR2:
-        pass
+    while signal.sigtimedwait({signal.SIGUSR2}, STASH_LOOK) is None:
+        if os.getppid() not in (me, init):
+            os._exit(0)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR2})
+    die_with_the_cell(init)  # woken by the init, which adopted it: the child now, and dies with the cell as the last one
     return WOKEN
 
 

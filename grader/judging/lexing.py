@@ -151,8 +151,8 @@ class JoinedLexer:
         joined = None
         if rules and all(b is not None for b in branches):
             joined = re.compile("|".join(f"(?P<r{k}>{b})" for k, b in enumerate(branches)))
-        made = self.joined[state][char] = (joined, [rule for _i, rule in rules])
-        return made
+        self.joined[state][char] = (joined, [rule for _i, rule in rules])
+        return self.joined[state][char]
 
     def tokens(self, text: str):
         """(token type, text) pairs, as the lexer's `get_tokens(text)` gives them."""
@@ -164,12 +164,11 @@ class JoinedLexer:
         size = len(text)
         pos = 0
         stack = ["root"]
-        table = self.joined["root"]
-        state = "root"
+        table = self.joined["root"]  # the current state's (stack[-1]) joined rules, by first character
         while True:
             char = text[pos] if pos < size else ""
             chosen = table.get(char)
-            joined, rules = chosen if chosen is not None else self._for(state, char)
+            joined, rules = chosen if chosen is not None else self._for(stack[-1], char)
             rule = None
             if joined is not None:
                 found = joined.match(text, pos)
@@ -189,7 +188,7 @@ class JoinedLexer:
                     return
                 if char == "\n":
                     stack = ["root"]
-                    state, table = "root", self.joined["root"]
+                    table = self.joined["root"]
                     yield Whitespace, "\n"
                 else:
                     yield Error, char
@@ -205,8 +204,7 @@ class JoinedLexer:
             pos = m.end()
             if new_state is not None:
                 _move(stack, new_state)
-                state = stack[-1]
-                table = self.joined[state]
+                table = self.joined[stack[-1]]
 
 
 def _move(stack: list[str], new_state: Any) -> None:

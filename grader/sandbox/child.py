@@ -405,7 +405,7 @@ class Cell:
     def spawn(self):
         """Fork a child that becomes the submission and waits for its code; its pid."""
         self.reap_children()
-        init = os.getpid()
+        init_pid = os.getpid()
         child = os.fork()
         if child == 0:
             try:
@@ -416,7 +416,7 @@ class Cell:
                 if PROC[0] is not None:
                     os.close(PROC[0])  # a way out of the chroot: closed before any submission code runs
                 become_the_submission(self.config, self.uid, self.seccomp)
-                die_with_the_cell(init)
+                die_with_the_cell(init_pid)
                 init = read_request(self.req_r)  # the code comes to the child, never to the cell's init
                 if init is not None:
                     run_child(init, self.req_r, self.resp_w)

@@ -357,3 +357,16 @@ def test_a_rule_keeps_its_own_flags_inside_a_joined_pattern():
     assert joined.match("AB").lastgroup == "r0"  # caseless and verbose, as the rule alone
     assert joined.match("a b").lastgroup == "r1"  # the second rule: neither
     assert _branch(re.compile(r"(a)\1")) is None  # a backreference cannot be joined
+
+
+def test_a_file_of_thousands_of_distinct_characters_leaves_each_state_s_table_bounded():
+    """One joined pattern per state and first character would be compiled thousands of times for such a file."""
+    from copydetect.utils import filter_code
+
+    from grader.judging import lexing
+
+    names = [chr(0x4E00 + i) for i in range(5000)]
+    text = f"x = '{''.join(names)}'\n" + " + ".join(names) + "\n"
+    assert lexing.filtered(text) == filter_code(text, "x.py", "python")[0]
+    tables = lexing._LEXER[0].joined.values()
+    assert max(len(table) for table in tables) <= min(lexing.TABLE + 1, len(names) // 10)

@@ -25,6 +25,7 @@ from typing import Any
 
 FLAGS = (("i", re.IGNORECASE), ("m", re.MULTILINE), ("s", re.DOTALL), ("x", re.VERBOSE))
 LEADING = re.compile(r"\(\?([aiLmsux]+)\)")  # a pattern's global flags, which a branch must scope
+TABLE = 256  # first characters a state keeps joined rules of their own for (JoinedLexer._for)
 UNJOINABLE = re.compile(r"\\[1-9]|\(\?P[<=]|\(\?\(")  # group numbers or names that a joined pattern would shift
 
 
@@ -43,6 +44,13 @@ def _branch(compiled: re.Pattern) -> str | None:
     if compiled.flags & re.VERBOSE:
         pattern += "\n"  # a comment at its end would take the closing parenthesis too
     return f"(?{on}-{off}:{pattern})" if off else f"(?{on}:{pattern})"
+
+
+def _join(branches: list[str | None]) -> re.Pattern | None:
+    """One pattern of these rules' branches, in their order (None if there are none, or one cannot be joined)."""
+    if not branches or any(b is None for b in branches):
+        return None
+    return re.compile("|".join(f"(?P<r{k}>{b})" for k, b in enumerate(branches)))
 
 
 class First:
@@ -138,21 +146,27 @@ class JoinedLexer:
         self.rules: dict[str, list] = dict(lexer._tokens)
         self.branches: dict[str, list[str | None]] = {}
         self.firsts: dict[str, list[First]] = {}
-        self.joined: dict[str, dict[str, tuple[re.Pattern | None, list]]] = {}
+        self.joined: dict[str, dict[str | None, tuple[re.Pattern | None, list]]] = {}
         for name, rules in self.rules.items():
             self.branches[name] = [_branch(rexmatch.__self__) for rexmatch, _action, _new in rules]
             self.firsts[name] = [First(rexmatch.__self__) for rexmatch, _action, _new in rules]
             self.joined[name] = {}
 
     def _for(self, state: str, char: str) -> tuple[re.Pattern | None, list]:
-        """The rules of `state` that a match beginning with `char` can take, and their joined pattern."""
-        rules = [(i, rule) for i, rule in enumerate(self.rules[state]) if self.firsts[state][i].admits(char)]
-        branches = [self.branches[state][i] for i, _rule in rules]
-        joined = None
-        if rules and all(b is not None for b in branches):
-            joined = re.compile("|".join(f"(?P<r{k}>{b})" for k, b in enumerate(branches)))
-        self.joined[state][char] = (joined, [rule for _i, rule in rules])
-        return self.joined[state][char]
+        """The rules of `state` that a match beginning with `char` can take, and their joined pattern.
+
+        Past TABLE characters a state's table grows no more: a file of thousands of distinct
+        characters (CJK names, say) would otherwise compile a pattern for each. The rest share
+        all of the state's rules (kept under None).
+        """
+        table = self.joined[state]
+        if len(table) >= TABLE:
+            if None not in table:
+                table[None] = (_join(self.branches[state]), list(self.rules[state]))
+            return table[None]
+        chosen = [i for i, first in enumerate(self.firsts[state]) if first.admits(char)]
+        table[char] = (_join([self.branches[state][i] for i in chosen]), [self.rules[state][i] for i in chosen])
+        return table[char]
 
     def tokens(self, text: str):
         """(token type, text) pairs, as the lexer's `get_tokens(text)` gives them."""

@@ -176,7 +176,13 @@ def main():
 
 
 def die_with(parent):
-    """SIGKILL when our parent ends (and at once if it already has)."""
+    """SIGKILL when our parent ends (and at once if it already has).
+
+    Also each child of a cell and each copy it sets aside, after its uid changes (a credential
+    change clears it): with a pid namespace the kernel kills the cell with its init anyway;
+    without one (the separate-uid jail where namespaces are refused, --no-sandbox), a jail ended
+    abruptly (its server killed, its worker gone) left them waiting, adopted by the machine's init.
+    """
     LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() not in (parent, 0):  # 0: the init of a new pid namespace, whose parent is outside it
         os._exit(0)
@@ -416,7 +422,7 @@ class Cell:
                 if PROC[0] is not None:
                     os.close(PROC[0])  # a way out of the chroot: closed before any submission code runs
                 become_the_submission(self.config, self.uid, self.seccomp)
-                die_with_the_cell(init_pid)
+                die_with(init_pid)  # nothing of a cell outlives its init, whatever the mode
                 init = read_request(self.req_r)  # the code comes to the child, never to the cell's init
                 if init is not None:
                     run_child(init, self.req_r, self.resp_w)
@@ -714,19 +720,6 @@ STASH_NAME = b"kit-stash"  # the copy's name (/proc/PID/comm) while it waits
 STASH_LOOK = 1.0  # seconds between a waiting copy's looks at whether its cell's init is still there
 
 
-def die_with_the_cell(init):
-    """SIGKILL when the cell's init ends, and now if it has: nothing of a cell outlives it, whatever the mode.
-
-    With a pid namespace the kernel kills the cell with its init anyway; without one (the
-    separate-uid jail where namespaces are refused, --no-sandbox), a jail ended abruptly (its
-    server killed, its worker gone) left its children and their copies waiting, adopted by the
-    machine's init. Set after the uid changes (a credential change clears it).
-    """
-    LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != init:
-        os._exit(0)
-
-
 def make_stash():
     """Fork a copy of this process that waits, signals blocked, until the cell's init sends it SIGUSR2.
 
@@ -746,7 +739,7 @@ def make_stash():
         if os.getppid() not in (me, init):
             os._exit(0)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR2})
-    die_with_the_cell(init)  # woken by the init, which adopted it: the child now, and dies with the cell as the last one
+    die_with(init)  # woken by the init, which adopted it: the child now, and dies with the cell as the last one
     return WOKEN
 
 

@@ -17,6 +17,7 @@ from grader.core.submission import SubmissionError
 from grader.sandbox import cgroups, seccomp, uids
 from grader.sandbox import host as sandbox
 from grader.sandbox.host import Jail, Limits, SandboxedSubmission
+from grader.sandbox.lifecycle import CgroupClock
 
 MODES = ["bubblewrap", SEPARATE_UID]
 AS_ROOT = "a uid of its own for each submission, and a cgroup, are root's to give"
@@ -515,6 +516,8 @@ COUNTS_LOADS = (
     "CALLS = []\n"
     "def meteor_score(r, c, **k):\n"
     "    CALLS.append(r)\n"
+    "    if r == 'kill the parent':\n"
+    "        os.kill(os.getppid(), 9)\n"
     "    if r == 'kill the copy':\n"
     "        for pid in os.listdir('/proc'):\n"
     "            if pid.isdigit() and open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()[1] == str(os.getpid()):\n"
@@ -531,11 +534,27 @@ def test_a_restart_wakes_the_copy_set_aside_when_the_file_loaded_instead_of_load
             assert jailed.meteor_score("c", "") == "1 1"  # loaded once; its calls forgotten: the state just after loading
 
 
+THREADED = (
+    "import threading, time\n"
+    "threading.Thread(target=lambda: time.sleep(60), daemon=True).start()\n"
+    "def meteor_score(r, c, **k):\n"
+    "    return str(threading.active_count())\n"
+)
+
+
 def test_a_file_that_starts_threads_or_kills_its_copy_is_loaded_again_at_a_restart():
-    with box(COUNTS_LOADS + "threading.Thread(target=lambda: __import__('time').sleep(60), daemon=True).start()\n") as jailed:
-        jailed.restart()
-        assert jailed.meteor_score("a", "") == "2 1"  # with a thread running, no copy was set aside
+    with box(THREADED) as jailed:
+        assert jailed.meteor_score("a", "") == "2"
+        for _ in range(2):
+            jailed.restart()
+            assert jailed.meteor_score("a", "") == "2"  # loaded anew: a copy, a fork, would have lost the thread
     with box(COUNTS_LOADS) as jailed:
+        if jailed._cell.loads:
+            # The copy is the cell's init, which no process of the cell can kill (a pid namespace's init).
+            assert jailed.meteor_score("kill the parent", "") == "1 1"
+            jailed.restart()
+            assert jailed.meteor_score("a", "") == "1 1"
+            return
         assert jailed.meteor_score("kill the copy", "") == "1 1"
         jailed.restart()
         assert jailed.meteor_score("a", "") == "2 1"  # its copy was gone: the file was loaded anew
@@ -558,11 +577,38 @@ def test_draining_cgroup_removals_never_waits_on_a_removal_thread_that_is_gone(t
     assert run.stdout == "False\n", run.stderr
 
 
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.needs_root(AS_ROOT)
+def test_an_init_that_loaded_the_file_and_stopped_listening_costs_its_own_submission_alone(mode, restores_the_kit):
+    # The file's import makes the init (which loads it, where a cgroup counts the CPU) deaf to the grader.
+    deaf = (
+        "import select, time\nselect.select = lambda *a, **k: time.sleep(3600)\ndef meteor_score(r, c, **k):\n    return 0.25\n"
+    )
+    jail = Jail(mode=mode)
+    try:
+        started = time.monotonic()
+        with SandboxedSubmission("a.py", jail=jail, source=deaf, mode=mode) as jailed:
+            assert jailed._cell.loads and jailed.meteor_score("", "") == 0.25
+            assert isinstance(jailed._life.pipes.clock, CgroupClock)  # its CPU time is never the init's word
+            jailed.restart()  # not answered: a new cell loads it again
+            assert jailed.meteor_score("", "") == 0.25
+        with SandboxedSubmission(
+            "b.py", jail=jail, source="def meteor_score(r, c, **k):\n    return 0.5\n", mode=mode
+        ) as next_one:
+            assert next_one.meteor_score("", "") == 0.5  # its cell was killed through its cgroup, not waited for
+        assert time.monotonic() - started < 8
+    finally:
+        jail.close()
+
+
 def test_the_last_restart_keeps_no_copy_and_a_restart_after_it_loads_the_file_again():
     with box(COUNTS_LOADS) as jailed:
         jailed.restart(last=True)
         assert jailed.meteor_score("a", "") == "1 1"  # woken, as any restart
         jailed.restart()
+        if jailed._cell.loads:  # the copy is the cell's init, which costs no fork of its own: it stays
+            assert jailed.meteor_score("b", "") == "1 1"
+            return
         assert jailed.meteor_score("b", "") == "2 1"  # no copy was kept: loaded anew, and the state is fresh
         jailed.restart()
         assert jailed.meteor_score("c", "") == "2 1"  # that load set one aside again

@@ -295,8 +295,9 @@ def test_a_lent_jail_serves_one_submission_after_another_and_each_sees_nothing_o
             source="import os\ndef meteor_score(r, c, **k):\n"
             "    return f\"{os.listdir('/tmp')}|{len([p for p in os.listdir('/proc') if p.isdigit()])}\"\n",
         )
-        # A /proc of its cell's own: the cell's init, itself, and the copy of it as loaded, set aside.
-        assert second.meteor_score("", "") == "[]|3"
+        # A /proc of its cell's own: the cell's init, itself, and the copy of it as loaded, set aside
+        # (or the cell's init as that copy).
+        assert second.meteor_score("", "") == ("[]|2" if second._cell.loads else "[]|3")
         assert jail.proc.pid == bwrap
         second.close()
     finally:

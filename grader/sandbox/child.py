@@ -11,7 +11,10 @@ Three kinds of process live here, each forked from the one before:
   and UTS namespaces, its own /proc, a fresh tmpfs on /tmp, /var/tmp and /dev/shm with size caps,
   the rest of the file system read-only, its own cgroup (joined through descriptors the grader
   opened) and one session. Its first process, the cell's init, answers the grader's control
-  messages and forks a **child** for each load of the submission. When the cell ends, every
+  messages and forks a **child** for each load of the submission. Where the kernel ends the cell
+  and counts its CPU time (a pid namespace and a cgroup), the init instead becomes the
+  submission itself: it loads the file and forks each child from itself as loaded, one process
+  fewer for each submission (Cell.become_the_copy). When the cell ends, every
   process, file, queue and shared-memory object of the submission ends with it: that is what a
   pid namespace and a mount namespace do, not a list of leftovers to sweep;
 - the **child**: it drops every privilege (a uid of its own that nobody holds, or no capability
@@ -329,6 +332,9 @@ class Cell:
         self.child = None
         self.me = os.getpid()
         self.proc = PROC[0]  # where to look for our processes: the real /proc unless the cell has its own
+        # The grader counts the cell's CPU time from its cgroup and ends it there: the init may load the file itself.
+        self.loads = isolated and message.get("loads") is True
+        self.alias = None  # the pid the grader knows the current child by, where that is not its own (the init's)
 
     def run(self):
         if self.isolated:
@@ -345,6 +351,8 @@ class Cell:
         signal.set_wakeup_fd(wake_w)
         signal.signal(signal.SIGCHLD, lambda *_: None)
         self.wake_r, self.wake_w = wake_r, wake_w
+        if self.loads:
+            self.become_the_copy()
         try:
             # Its first child is forked at once: the grader finds it waiting for the code.
             write_message(self.ctl_out, {"event": "opened", "isolated": self.isolated, "pid": self.spawn()})
@@ -439,7 +447,7 @@ class Cell:
         if pid == self.child:
             self.child = None
             try:
-                write_message(self.ctl_out, {"event": "exit", "pid": pid, "status": describe_status(status)})
+                write_message(self.ctl_out, {"event": "exit", "pid": self.alias or pid, "status": describe_status(status)})
             except OSError:
                 pass  # the grader is gone: the cell ends at its next read
 
@@ -521,6 +529,79 @@ class Cell:
                 os.read(self.wake_r, 4096)  # a child ended (SIGCHLD): look again at once, not after the millisecond
         return False
 
+    def become_the_copy(self):
+        """The init as the submission: it loads the file, then forks each child from itself as loaded (fork_children).
+
+        Only where the kernel does what the init does elsewhere: the cell's CPU time is its cgroup's,
+        read by the grader, and the cell ends with this process (its pid namespace) or by its cgroup.
+        What the file's own code does to this process then harms its own grade alone. It saves a
+        process for each submission (its fork, its page faults, its exit: bench/log.md).
+        """
+        # The grader sends the code to the process it was told of, and knows the first child by that pid.
+        write_message(self.ctl_out, {"event": "opened", "isolated": True, "pid": self.me, "loads": True})
+        self.alias = self.me
+        if PROC[0] is not None:
+            os.close(PROC[0])  # a way out of the chroot: closed before any submission code runs
+        signal.set_wakeup_fd(-1)  # the file loads with the signals a child has (fork_children sets ours again)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        become_the_submission(self.config, self.uid, self.seccomp, oom_first=False)
+        die_with(SERVER[0])  # set again after the uid change, which cleared it
+        init = read_request(self.req_r)
+        if init is not None:
+            run_child(init, self.req_r, self.resp_w, self)
+        os._exit(0)
+
+    def fork_children(self):
+        """In the init that loaded the file: fork a child that answers, and after each respawn the next.
+
+        Returns in a child only: None in the first, WOKEN in the later ones (each a copy of the
+        file as loaded, as a copy set aside is elsewhere). The init itself ends with the cell.
+        """
+        theirs = signal.getsignal(signal.SIGCHLD)  # the file's, restored in each child
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        signal.set_wakeup_fd(self.wake_w)
+        woken = None
+        while True:
+            child = os.fork()
+            if child == 0:
+                signal.set_wakeup_fd(-1)
+                signal.signal(signal.SIGCHLD, theirs if theirs is not None else signal.SIG_DFL)
+                for fd in (self.ctl_in, self.ctl_out, self.wake_r, self.wake_w):
+                    os.close(fd)
+                set_oom_score(1000)  # the memory cap kills a child first, never the init
+                die_with(self.me)
+                return woken
+            self.child = child
+            if woken is WOKEN:
+                write_message(self.ctl_out, {"event": "spawned", "pid": child, "woken": True})
+            woken = WOKEN
+            if not self.wait_for_respawn():
+                os._exit(0)  # closed: the cell ends with us
+            self.alias = None
+            self.kill_all()  # the pid namespace's init: everyone but us
+            drain(self.req_r)
+
+    def wait_for_respawn(self):
+        """Serve control messages until the grader asks for the next child (True) or closes the cell (False)."""
+        while True:
+            try:
+                ready = select.select([self.ctl_in, self.wake_r], [], [])[0]
+            except InterruptedError:
+                continue
+            if self.wake_r in ready:
+                os.read(self.wake_r, 4096)
+                self.reap_children()
+            if self.ctl_in not in ready:
+                continue
+            message = read_message(self.ctl_in)
+            op = None if message is None else message.get("op")
+            if op == "respawn" and message.get("wake") is not False:
+                return True
+            if op == "respawn":
+                write_message(self.ctl_out, {"event": "alone"})  # a fresh load is asked: only a new cell has one
+            elif op != "usage":  # the grader reads the cell's usage from its cgroup
+                return False
+
     @staticmethod
     def children_left():
         while True:
@@ -575,13 +656,22 @@ def drain(fd):
 # ---------------------------------------------------------------- the child: from here on, the submission
 
 
-def become_the_submission(config, uid, program):
-    """Everything a submission's process gives up before it sees a line of the submission, in this order."""
+def set_oom_score(value):
     try:
         with open("/proc/self/oom_score_adj", "w") as f:
-            f.write("1000")  # the memory cap kills the submission's processes first, never the cell's init
+            f.write(str(value))
     except OSError:
         pass
+
+
+def become_the_submission(config, uid, program, oom_first=True):
+    """Everything a submission's process gives up before it sees a line of the submission, in this order.
+
+    `oom_first`: the memory cap kills this process first (not an init that loads the file itself:
+    each of its children raises its own score).
+    """
+    if oom_first:
+        set_oom_score(1000)  # the memory cap kills the submission's processes first, never the cell's init
     if uid is not None:
         # A real uid change: no capability is left, and RLIMIT_NPROC counts this submission alone.
         os.setgroups([])
@@ -627,7 +717,7 @@ def drop_capabilities():
 SOURCE = [""]
 
 
-def run_child(init, req_r, resp_w):
+def run_child(init, req_r, resp_w, cell=None):
     SOURCE[0] = init["source"]
     me = os.getpid()
     out = Output()
@@ -662,16 +752,27 @@ def run_child(init, req_r, resp_w):
     # calling one.
     stashable = load.get("ok") is True and threading_count() == 1
     seq = init["seq"]
+    if cell is not None:
+        # The cell's init loaded the file: each child is a fork of it (a failed load is answered the same way
+        # again). A file that started a thread cannot be copied: the init answers its calls, and the next
+        # child needs a new cell.
+        stashable = False
+        if threading_count() != 1:
+            write_message(cell.ctl_out, {"event": "alone"})
+        else:
+            woken = cell.fork_children()
+            me = os.getpid()
+            LIBC.prctl(PR_SET_NAME, b"kit-child", 0, 0, 0)
+            out.renew()
+            if woken is WOKEN:
+                seq = resumed(req_r)["seq"]
     while stashable and make_stash() is WOKEN:
         # We are that copy, woken as the submission's new child: our own output file, fresh random
         # numbers (as a new load would draw), then the grader's "resume" in place of the code.
         me = os.getpid()
         LIBC.prctl(PR_SET_NAME, b"kit-child", 0, 0, 0)
         out.renew()
-        reseed()
-        request = read_request(req_r)
-        if request is None or request.get("resume") is not True or type(request.get("seq")) is not int:
-            os._exit(0)
+        request = resumed(req_r)
         seq = request["seq"]  # answered below as the load was (what the file said when it loaded), once our copy is set aside
         if request.get("last") is True:
             break  # the grader asks no fresh child after this one: no copy is set aside (a fork, and its exit)
@@ -741,6 +842,15 @@ def make_stash():
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR2})
     die_with(init)  # woken by the init, which adopted it: the child now, and dies with the cell as the last one
     return WOKEN
+
+
+def resumed(req_r):
+    """A woken copy's "resume" request, after fresh random numbers (as a new load would draw); it ends without one."""
+    reseed()
+    request = read_request(req_r)
+    if request is None or request.get("resume") is not True or type(request.get("seq")) is not int:
+        os._exit(0)
+    return request
 
 
 def threading_count():

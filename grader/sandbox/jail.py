@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 START_TIMEOUT = 30.0  # seconds for a new jail's server to say it is ready (Python's start, its imports)
 CELL_TIMEOUT = 10.0  # seconds for a cell to open or close
+LOADED_CLOSE = 0.5  # seconds a cell whose init loaded the file has to end by itself before its cgroup kills it
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,8 @@ class Cell:
     resp_r: int  # ... and its child's answers
     isolated: bool = False  # its own pid, IPC and mount namespaces: everything of it ends with it
     first_child: int | None = None  # the child it forked when it opened, waiting for the submission's code
+    loads: bool = False  # its init loads the file itself and forks each child from itself as loaded
+    alone: bool = False  # ... and can fork no fresh child: a new load needs a new cell
 
     def send(self, message: dict) -> None:
         wire.send(self.ctl_w, message, time.monotonic() + 2.0)
@@ -203,6 +206,7 @@ class Jail:
                 self._bury(cell)
                 raise JailError("the sandbox did not open a cell")
             cell.isolated, cell.first_child = event.get("isolated") is True, event["pid"]
+            cell.loads = event.get("loads") is True and cell.cgroup is not None
             self.cell = cell
         except OSError:
             self.close()
@@ -222,6 +226,8 @@ class Jail:
 
     def _wait_closing(self) -> None:
         for cell in self.closing:
+            if cell.loads and not cell.gone(0 if cell.alone else LOADED_CLOSE):
+                cell.cgroup.kill()  # type: ignore[union-attr]  # its init is the submission: it need not listen
             if not cell.gone(CELL_TIMEOUT):
                 raise JailError("the sandbox did not close a cell")
         for cell in self.closing:
@@ -245,6 +251,8 @@ class Jail:
         joins = cgroup.join_fds() if cgroup is not None else []
         policy = seccomp.Policy(ipc=self.namespaces, network=self.how.network)
         message = {"op": "open", "uid": uid, "namespaces": self.namespaces, "seccomp": seccomp.bpf(policy).hex()}
+        # Its CPU time read from its cgroup, never from the cell: its init may then load the file itself.
+        message["loads"] = cgroup is not None and "usage" in cgroup.roles
         message["fds"] = len(inner) + len(joins)
         try:
             wire.send(self.srv_w, message, time.monotonic() + 2.0)

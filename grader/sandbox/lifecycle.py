@@ -12,6 +12,7 @@ from grader.sandbox.timing import Pace
 from grader.sandbox.wire import ProtocolError
 
 LOAD_TIMEOUT = 10.0  # seconds the cell's init may take to kill the last child and fork the next
+LOADED_RESPAWN = 0.5  # the same for an init that is the submission as loaded (it may not listen): then a new cell
 
 
 class CgroupClock:
@@ -64,8 +65,10 @@ class Lifecycle:
         True: the new child is the copy of the submission as loaded that the last one set aside,
         woken: it waits for "resume", not for the code.
         """
-        for _ in range(2):
+        for _ in range(3):  # a cell left alone is closed on one turn and opened on the next; a failure is tried once more
             try:
+                if self.cell is not None and self.jail.cell is self.cell and self.cell.alone:
+                    self.jail.close_cell(next_one=True)  # its init answers no respawn: a new cell loads the file
                 if self.cell is None or self.jail.cell is not self.cell or not self.jail.alive():
                     self.cell = self.pipes.cell = self.jail.open_cell()
                     cgroup = self.cell.cgroup
@@ -75,9 +78,15 @@ class Lifecycle:
                     child, woken = self.cell.first_child, False
                 else:
                     self.pipes.send(self.cell.ctl_w, {"op": "respawn", "wake": wake})
-                    event = self.pipes.control(lambda e: e.get("event") == "spawned" and type(e.get("pid")) is int, LOAD_TIMEOUT)
-                    if event is None:
+                    event = self.pipes.control(
+                        lambda e: e.get("event") == "alone" or e.get("event") == "spawned" and type(e.get("pid")) is int,
+                        LOADED_RESPAWN if self.cell.loads else LOAD_TIMEOUT,
+                    )
+                    if event is None and not self.cell.loads:
                         raise JailError("the cell did not fork a child")
+                    if event is None or event.get("event") == "alone":
+                        self.cell.alone = True  # its init is the submission and has no fresh child (or did not answer)
+                        continue  # closed and opened anew on the next turn
                     child, woken = event["pid"], event.get("woken") is True
                 # What a dead child left half-written is dropped: the new one writes nothing before it is asked.
                 self.pipes.forget_answers()

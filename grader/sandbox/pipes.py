@@ -53,10 +53,12 @@ class ChildPipes:
         self.answers.clear()
 
     def control(self, wanted: Callable[[dict], bool], timeout: float) -> dict | None:
-        """Read control events until one is `wanted`; remembers the child's exit on the way."""
+        """Read control events until one is `wanted`; remembers the child's exit, and a cell left alone, on the way."""
         return self.opened.event(wanted, timeout, self._note_exit)
 
     def _note_exit(self, event: dict) -> None:
+        if event.get("event") == "alone" and self.cell is not None:
+            self.cell.alone = True
         if event.get("event") == "exit" and event.get("pid") == self.child:
             self.exit = event.get("status") if isinstance(event.get("status"), dict) else {}
 

@@ -362,20 +362,23 @@ class Cell:
         finally:
             self.kill_all()  # all of the submission is dead: we end, and the grader sees our control pipe end
 
-    def serve(self):
-        """Answer the grader's control messages until it closes the cell."""
-        wake_r = self.wake_r
+    def next_message(self):
+        """The grader's next control message (None at the end of the pipe), reaping the children that end meanwhile."""
         while True:
             try:
-                ready = select.select([self.ctl_in, wake_r], [], [])[0]
+                ready = select.select([self.ctl_in, self.wake_r], [], [])[0]
             except InterruptedError:
                 continue
-            if wake_r in ready:
-                os.read(wake_r, 4096)
+            if self.wake_r in ready:
+                os.read(self.wake_r, 4096)
                 self.reap_children()
-            if self.ctl_in not in ready:
-                continue
-            message = read_message(self.ctl_in)
+            if self.ctl_in in ready:
+                return read_message(self.ctl_in)
+
+    def serve(self):
+        """Answer the grader's control messages until it closes the cell."""
+        while True:
+            message = self.next_message()
             op = None if message is None else message.get("op")
             if op == "respawn":
                 # The last child and all it started are killed and reaped, what it left unread of its
@@ -423,10 +426,7 @@ class Cell:
         child = os.fork()
         if child == 0:
             try:
-                signal.set_wakeup_fd(-1)
-                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                for fd in (self.ctl_in, self.ctl_out, self.wake_r, self.wake_w):
-                    os.close(fd)
+                self.leave_the_init(signal.SIG_DFL)
                 if PROC[0] is not None:
                     os.close(PROC[0])  # a way out of the chroot: closed before any submission code runs
                 become_the_submission(self.config, self.uid, self.seccomp)
@@ -438,6 +438,13 @@ class Cell:
                 os._exit(0)
         self.child = child
         return child
+
+    def leave_the_init(self, on_child_exit):
+        """In a fork of the init that becomes a child: none of the init's signal handling, control pipes or wakeups."""
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, on_child_exit)
+        for fd in (self.ctl_in, self.ctl_out, self.wake_r, self.wake_w):
+            os.close(fd)
 
     def reap_children(self):
         for pid, status in reap():
@@ -564,10 +571,7 @@ class Cell:
         while True:
             child = os.fork()
             if child == 0:
-                signal.set_wakeup_fd(-1)
-                signal.signal(signal.SIGCHLD, theirs if theirs is not None else signal.SIG_DFL)
-                for fd in (self.ctl_in, self.ctl_out, self.wake_r, self.wake_w):
-                    os.close(fd)
+                self.leave_the_init(theirs if theirs is not None else signal.SIG_DFL)
                 set_oom_score(1000)  # the memory cap kills a child first, never the init
                 die_with(self.me)
                 return woken
@@ -584,16 +588,7 @@ class Cell:
     def wait_for_respawn(self):
         """Serve control messages until the grader asks for the next child (True) or closes the cell (False)."""
         while True:
-            try:
-                ready = select.select([self.ctl_in, self.wake_r], [], [])[0]
-            except InterruptedError:
-                continue
-            if self.wake_r in ready:
-                os.read(self.wake_r, 4096)
-                self.reap_children()
-            if self.ctl_in not in ready:
-                continue
-            message = read_message(self.ctl_in)
+            message = self.next_message()
             op = None if message is None else message.get("op")
             if op == "respawn" and message.get("wake") is not False:
                 return True
@@ -761,17 +756,13 @@ def run_child(init, req_r, resp_w, cell=None):
             write_message(cell.ctl_out, {"event": "alone"})
         else:
             woken = cell.fork_children()
-            me = os.getpid()
-            LIBC.prctl(PR_SET_NAME, b"kit-child", 0, 0, 0)
-            out.renew()
+            me = out.as_new_child()
             if woken is WOKEN:
                 seq = resumed(req_r)["seq"]
     while stashable and make_stash() is WOKEN:
         # We are that copy, woken as the submission's new child: our own output file, fresh random
         # numbers (as a new load would draw), then the grader's "resume" in place of the code.
-        me = os.getpid()
-        LIBC.prctl(PR_SET_NAME, b"kit-child", 0, 0, 0)
-        out.renew()
+        me = out.as_new_child()
         request = resumed(req_r)
         seq = request["seq"]  # answered below as the load was (what the file said when it loaded), once our copy is set aside
         if request.get("last") is True:
@@ -1072,6 +1063,12 @@ class Output:
         os.dup2(self.fd, 1)
         os.dup2(self.fd, 2)
         os.close(old)
+
+    def as_new_child(self):
+        """In a fork that is now the submission's child: its name and its own output file; its pid."""
+        LIBC.prctl(PR_SET_NAME, b"kit-child", 0, 0, 0)
+        self.renew()
+        return os.getpid()
 
     def take(self):
         # Our own streams write through; only streams the submission put in their place buffer.

@@ -54,9 +54,9 @@ class ChildPipes:
 
     def control(self, wanted: Callable[[dict], bool], timeout: float) -> dict | None:
         """Read control events until one is `wanted`; remembers the child's exit, and a cell left alone, on the way."""
-        return self.opened.event(wanted, timeout, self._note_exit)
+        return self.opened.event(wanted, timeout, self._note_event)
 
-    def _note_exit(self, event: dict) -> None:
+    def _note_event(self, event: dict) -> None:
         if event.get("event") == "alone" and self.cell is not None:
             self.cell.alone = True
         if event.get("event") == "exit" and event.get("pid") == self.child:
@@ -109,7 +109,7 @@ class ChildPipes:
                     self.exit = self.exit or {"text": "the sandbox ended"}
                     self.ended = "exit"
                     return None
-                self._note_exit(event)
+                self._note_event(event)
                 if self.exit is not None:
                     # The child is gone; an answer it wrote before dying may still be waiting.
                     if select.select([resp_r], [], [], 0)[0] or self.answers.has_line():
